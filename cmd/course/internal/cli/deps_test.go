@@ -1,0 +1,3 @@
+package cli
+
+import _ "github.com/stretchr/testify/require"

@@ -1,0 +1,118 @@
+// Package session is chapter 10's lab: an append-only, branchable,
+// fail-closed session history for an AI agent, kept as JSONL on disk.
+//
+// This is the one file you edit. Every function below has its final
+// signature; replace each body, exercise by exercise, until
+// `go test -run Lab10_<n>` passes. The handout (README.md) explains each one.
+package session
+
+import "fmt"
+
+// notImplemented is the error of a function you have not written yet.
+func notImplemented(exercise, name string) error {
+	return fmt.Errorf("Lab %s: %s: %w", exercise, name, ErrNotImplemented)
+}
+
+// ---- 10.1 -----------------------------------------------------------------
+
+// PathTo returns the branch that ends at leafID, root first.
+//
+// Every ID in entries must be unique (a *DuplicateIDError otherwise, even if
+// the two entries are off the branch) and leafID must exist
+// (*UnknownEntryError). Only the chain from leafID up to its root is checked
+// for a missing parent (*MissingParentError) and a cycle (*CycleError).
+// The result is a new slice of deep copies: nothing in it is shared with
+// entries.
+func PathTo(entries []SessionEntry, leafID string) ([]SessionEntry, error) {
+	return nil, notImplemented("10.1", "PathTo")
+}
+
+// ---- 10.2 -----------------------------------------------------------------
+
+// ParseSessionEntry checks an untrusted value, such as json.Unmarshal gives
+// for an `any`, layer by layer, and returns it as a new SessionEntry that
+// shares nothing with v. Any problem is a *FieldError whose Path says where
+// it is, for example "entry.message.content[1].arguments.opts[2]".
+func ParseSessionEntry(v any) (SessionEntry, error) {
+	return SessionEntry{}, notImplemented("10.2", "ParseSessionEntry")
+}
+
+// ---- 10.3 -----------------------------------------------------------------
+
+// InMemorySessionStore keeps committed entries in memory. Appends complete in
+// call order, one at a time. It is safe for use by several goroutines.
+type InMemorySessionStore struct {
+	// Add the fields you need.
+}
+
+// NewInMemorySessionStore returns an empty store.
+func NewInMemorySessionStore() *InMemorySessionStore {
+	return &InMemorySessionStore{}
+}
+
+// Append validates entry and takes a deep snapshot of it now, then returns
+// at once. In its turn (after every earlier Append) the entry is committed,
+// unless its ID is already stored (*DuplicateIDError) or its parent is not
+// (*MissingParentError); a rejected append rejects only itself.
+func (s *InMemorySessionStore) Append(entry SessionEntry) *Pending {
+	return Resolved(notImplemented("10.3", "InMemorySessionStore.Append"))
+}
+
+// Entries returns a deep copy of the committed entries in commit order,
+// after every Append called before it has completed.
+func (s *InMemorySessionStore) Entries() ([]SessionEntry, error) {
+	return nil, notImplemented("10.3", "InMemorySessionStore.Entries")
+}
+
+// ---- 10.4 -----------------------------------------------------------------
+
+// RecoverJSONL reads the text of a session file. A line counts only once it
+// ends in "\n": a last line without one is not parsed and is reported as a
+// WarnUnterminatedTail warning. Blank lines are skipped but counted. The
+// first committed line that is not a valid entry stops recovery with a
+// *LineError naming its 1-based line. It writes nothing.
+func RecoverJSONL(text string) (Recovery, error) {
+	return Recovery{}, notImplemented("10.4", "RecoverJSONL")
+}
+
+// ---- 10.5 -----------------------------------------------------------------
+
+// JSONLSessionStore appends entries to one JSONL file through a FileIO, in
+// call order, and stops for good after a failed write. It assumes it is the
+// only writer of the file.
+type JSONLSessionStore struct {
+	// Add the fields you need.
+}
+
+// OpenJSONLSessionStore reads the file at path with RecoverJSONL and returns
+// a store over it. A missing file is an empty store. A committed bad line
+// is an error naming its line. An unterminated tail leaves the committed
+// entries readable but every Append fails with a *NeedsRepairError.
+func OpenJSONLSessionStore(fileIO FileIO, path string) (*JSONLSessionStore, error) {
+	return nil, notImplemented("10.5", "OpenJSONLSessionStore")
+}
+
+// Append validates entry, snapshots it and encodes it as one line now; a
+// problem there rejects only this call. In its turn the line is appended,
+// unless the ID is taken or the parent is missing. A failed write taints the
+// store: this call returns the write error and every later call returns a
+// *TaintedError carrying it, without touching the file.
+func (s *JSONLSessionStore) Append(entry SessionEntry) *Pending {
+	return Resolved(notImplemented("10.5", "JSONLSessionStore.Append"))
+}
+
+// Entries returns a deep copy of the committed entries, after every Append
+// called before it has completed, or the *TaintedError of a failed write.
+func (s *JSONLSessionStore) Entries() ([]SessionEntry, error) {
+	return nil, notImplemented("10.5", "JSONLSessionStore.Entries")
+}
+
+// ---- 10.6 -----------------------------------------------------------------
+
+// MessagesOnPath returns the complete messages of the branch that ends at
+// leafID, root first, with the same checks as PathTo. Metadata entries are
+// skipped; every message is a deep copy with all its fields (tool calls,
+// tool results, details) intact.
+func MessagesOnPath(entries []SessionEntry, leafID string) ([]AgentMessage, error) {
+	return nil, notImplemented("10.6", "MessagesOnPath")
+}

@@ -1,0 +1,3 @@
+module github.com/coursekit/course/solutions
+
+go 1.22
