@@ -73,12 +73,6 @@ func EntryValue(e SessionEntry) map[string]any {
 	return out
 }
 
-// MarshalJSON writes e as one JSON object, the form of a session file line.
-// It checks nothing: validate with ParseSessionEntry first.
-func (e SessionEntry) MarshalJSON() ([]byte, error) {
-	return json.Marshal(EntryValue(e))
-}
-
 func messageValue(m AgentMessage) any {
 	switch m := m.(type) {
 	case *UserMessage:
@@ -156,6 +150,115 @@ func textsValue(texts []TextContent) []any {
 	out := make([]any, len(texts))
 	for i, t := range texts {
 		out[i] = map[string]any{"type": "text", "text": t.Text}
+	}
+	return out
+}
+
+// MarshalJSON writes e as one JSON object, the form of a session file line,
+// with its fields in the order the chapter shows them. It checks nothing:
+// validate with ParseSessionEntry first.
+func (e SessionEntry) MarshalJSON() ([]byte, error) {
+	var parent *string
+	if e.ParentID != "" {
+		parent = &e.ParentID
+	}
+	if e.Type == EntryMetadata {
+		return json.Marshal(struct {
+			Type      EntryType `json:"type"`
+			ID        string    `json:"id"`
+			ParentID  *string   `json:"parentId"`
+			Timestamp float64   `json:"timestamp"`
+			Key       string    `json:"key"`
+			Value     any       `json:"value"`
+		}{e.Type, e.ID, parent, e.Timestamp, e.Key, e.Value})
+	}
+	return json.Marshal(struct {
+		Type      EntryType `json:"type"`
+		ID        string    `json:"id"`
+		ParentID  *string   `json:"parentId"`
+		Timestamp float64   `json:"timestamp"`
+		Message   any       `json:"message"`
+	}{e.Type, e.ID, parent, e.Timestamp, wireMessage(e.Message)})
+}
+
+type wireText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type wireToolCall struct {
+	Type      string         `json:"type"`
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+type wireUsage struct {
+	Input       int `json:"input"`
+	Output      int `json:"output"`
+	TotalTokens int `json:"totalTokens"`
+}
+
+// wireMessage gives m the field order of the chapter's examples.
+func wireMessage(m AgentMessage) any {
+	switch m := m.(type) {
+	case *UserMessage:
+		if m == nil {
+			return nil
+		}
+		return struct {
+			Role      Role       `json:"role"`
+			Content   []wireText `json:"content"`
+			Timestamp float64    `json:"timestamp"`
+		}{RoleUser, wireTexts(m.Content), m.Timestamp}
+	case *AssistantMessage:
+		if m == nil {
+			return nil
+		}
+		blocks := make([]any, len(m.Content))
+		for i, block := range m.Content {
+			switch b := block.(type) {
+			case TextContent:
+				blocks[i] = wireText{"text", b.Text}
+			case ToolCall:
+				blocks[i] = wireToolCall{"toolCall", b.ID, b.Name, b.Arguments}
+			}
+		}
+		var usage *wireUsage
+		if m.Usage != nil {
+			usage = &wireUsage{m.Usage.Input, m.Usage.Output, m.Usage.TotalTokens}
+		}
+		return struct {
+			Role         Role       `json:"role"`
+			Content      []any      `json:"content"`
+			Model        string     `json:"model,omitempty"`
+			Usage        *wireUsage `json:"usage,omitempty"`
+			StopReason   StopReason `json:"stopReason,omitempty"`
+			ErrorMessage string     `json:"errorMessage,omitempty"`
+			Timestamp    float64    `json:"timestamp"`
+		}{RoleAssistant, blocks, m.Model, usage, m.StopReason, m.ErrorMessage, m.Timestamp}
+	case *ToolResultMessage:
+		if m == nil {
+			return nil
+		}
+		return struct {
+			Role       Role       `json:"role"`
+			ToolCallID string     `json:"toolCallId"`
+			ToolName   string     `json:"toolName"`
+			Content    []wireText `json:"content"`
+			Details    any        `json:"details,omitempty"`
+			IsError    bool       `json:"isError"`
+			Timestamp  float64    `json:"timestamp"`
+		}{RoleToolResult, m.ToolCallID, m.ToolName, wireTexts(m.Content), m.Details, m.IsError, m.Timestamp}
+	default:
+		return nil
+	}
+}
+
+func wireTexts(texts []TextContent) []wireText {
+	out := make([]wireText, len(texts))
+	for i, t := range texts {
+		out[i] = wireText{"text", t.Text}
 	}
 	return out
 }
