@@ -1,0 +1,438 @@
+// Package grader grades student submissions of a lab: it takes the files a
+// student may edit, puts them beside the course's pristine files and tests,
+// builds the test binary once, and runs it once per exercise, confined and
+// bounded, reading results from test2json events and from a report written
+// by a grader-owned TestMain that student code cannot reach.
+package grader
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/testjson"
+)
+
+// Defaults for Options.
+const (
+	DefaultTimeout      = 60 * time.Second
+	DefaultBuildTimeout = 5 * time.Minute
+)
+
+// ErrNoToolchain means the go command was not found: nothing can be graded.
+var ErrNoToolchain = errors.New("the go command was not found")
+
+// Options configure a Grader. The zero value grades every exercise with
+// the lab's public tests only; set Hidden to add the hidden ones.
+type Options struct {
+	// Lab is the lab to grade against. Required.
+	Lab *lab.Lab
+	// Exercises limits grading to these exercise ids ("10.3"); empty means all.
+	Exercises []string
+	// Hidden adds the lab's hidden tests to every exercise.
+	Hidden bool
+	// TestsDir, if set, is a directory of extra *_test.go files (an
+	// instructor's private suite kept outside the course) added like hidden
+	// tests. Its test names must use the exercises' prefixes.
+	TestsDir string
+	// Timeout bounds one exercise's run (wall clock); DefaultTimeout if zero.
+	Timeout time.Duration
+	// BuildTimeout bounds the build; DefaultBuildTimeout if zero.
+	BuildTimeout time.Duration
+	// OutputCap is how many bytes of a run's output are kept; DefaultOutputCap if zero.
+	OutputCap int
+	// GoBin is the go command; found on PATH (or in GOROOT) if empty.
+	GoBin string
+	// SkipPolicy turns off the static check of the student file. Only for
+	// testing the run-time defences; never for real submissions.
+	SkipPolicy bool
+	// NoSandbox runs student code in a process group only, without
+	// namespaces or a user change.
+	NoSandbox bool
+	// TempDir is where private work directories are made; os.TempDir() if empty.
+	TempDir string
+}
+
+// Grader grades submissions of one lab. It is safe for concurrent use.
+type Grader struct {
+	opts      Options
+	goBin     string
+	exercises []lab.Exercise
+	expected  map[string][]expectedTest // exercise id -> its tests
+	extra     map[string][]byte         // private test files: name -> content
+	sandbox   *sandbox                  // confines student code
+	trusted   *sandbox                  // process groups only, for the toolchain
+}
+
+type expectedTest struct {
+	name   string
+	hidden bool
+}
+
+// New checks opts and prepares a Grader. Its errors mean nothing can be
+// graded: a missing toolchain, an unknown exercise, an unreadable TestsDir.
+func New(opts Options) (*Grader, error) {
+	if opts.Lab == nil {
+		return nil, errors.New("grader: no lab given")
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.BuildTimeout <= 0 {
+		opts.BuildTimeout = DefaultBuildTimeout
+	}
+	if opts.OutputCap <= 0 {
+		opts.OutputCap = DefaultOutputCap
+	}
+	g := &Grader{opts: opts, expected: map[string][]expectedTest{}, sandbox: newSandbox(!opts.NoSandbox), trusted: newSandbox(false)}
+	var err error
+	if g.goBin, err = findGo(opts.GoBin); err != nil {
+		return nil, err
+	}
+	if len(opts.Exercises) == 0 {
+		g.exercises = opts.Lab.Exercises
+	}
+	for _, id := range opts.Exercises {
+		ex, err := opts.Lab.Exercise(id)
+		if err != nil {
+			return nil, err
+		}
+		g.exercises = append(g.exercises, ex)
+	}
+	var private []string
+	if opts.TestsDir != "" {
+		if g.extra, private, err = readPrivateTests(opts.TestsDir); err != nil {
+			return nil, err
+		}
+	}
+	for _, ex := range opts.Lab.Exercises {
+		for _, name := range opts.Lab.PublicTests(ex.ID) {
+			g.expected[ex.ID] = append(g.expected[ex.ID], expectedTest{name, false})
+		}
+		if opts.Hidden {
+			for _, name := range opts.Lab.HiddenTests(ex.ID) {
+				g.expected[ex.ID] = append(g.expected[ex.ID], expectedTest{name, true})
+			}
+		}
+		for _, name := range private {
+			if strings.HasPrefix(name, ex.TestPrefix) {
+				g.expected[ex.ID] = append(g.expected[ex.ID], expectedTest{name, true})
+			}
+		}
+	}
+	return g, nil
+}
+
+// readPrivateTests reads the *_test.go files of dir and the test names in them.
+func readPrivateTests(dir string) (map[string][]byte, []string, error) {
+	names, err := lab.TestNames(os.DirFS(dir), ".")
+	if err != nil {
+		return nil, nil, fmt.Errorf("--tests %s: %w", dir, err)
+	}
+	if len(names) == 0 {
+		return nil, nil, fmt.Errorf("--tests %s: no test functions found in *_test.go files", dir)
+	}
+	files := map[string][]byte{}
+	matches, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, m := range matches {
+		data, err := os.ReadFile(m)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--tests: %w", err)
+		}
+		files["private_"+filepath.Base(m)] = data
+	}
+	return files, names, nil
+}
+
+func findGo(explicit string) (string, error) {
+	if explicit != "" {
+		if _, err := os.Stat(explicit); err != nil {
+			return "", fmt.Errorf("%w: %s", ErrNoToolchain, explicit)
+		}
+		return explicit, nil
+	}
+	if p, err := exec.LookPath("go"); err == nil {
+		return p, nil
+	}
+	if root := os.Getenv("GOROOT"); root != "" {
+		p := filepath.Join(root, "bin", "go")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", ErrNoToolchain
+}
+
+// Grade grades one submission. The report says what happened, including a
+// rejected file or a failed build; the error is only for the grader's own
+// trouble (no temporary directory, say), which makes the grade unknown.
+func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
+	started := time.Now()
+	l := g.opts.Lab
+	rep := &Report{
+		Submission: sub.Name,
+		Path:       sub.Path,
+		Lab:        l.Chapter,
+		Isolation:  Isolation{Name: "not run"},
+	}
+	editable := l.Editable[0]
+	src, ok := sub.Files[editable]
+	if !ok {
+		return nil, &SubmissionError{Path: sub.Path, Reason: "holds no " + editable}
+	}
+
+	if !g.opts.SkipPolicy {
+		if err := CheckPolicy(editable, src, l.Package); err != nil {
+			rep.Build = Build{OK: false, Output: err.Error(), Rejected: true}
+			g.failAll(rep, "rejected before building: "+firstLine(err.Error()))
+			return g.finish(rep, started), nil
+		}
+	}
+
+	work, err := os.MkdirTemp(g.opts.TempDir, "course-grade-*")
+	if err != nil {
+		return nil, fmt.Errorf("grader: %w", err)
+	}
+	defer os.RemoveAll(work)
+	srcDir := filepath.Join(work, "src")
+	if err := l.WriteGradingDir(srcDir, src, g.opts.Hidden); err != nil {
+		return nil, fmt.Errorf("grader: %w", err)
+	}
+	for name, data := range g.extra {
+		if err := os.WriteFile(filepath.Join(srcDir, name), data, 0o644); err != nil {
+			return nil, fmt.Errorf("grader: %w", err)
+		}
+	}
+	mainTest := fmt.Sprintf(graderMainTest, l.Package)
+	if err := os.WriteFile(filepath.Join(srcDir, graderMainFile), []byte(mainTest), 0o644); err != nil {
+		return nil, fmt.Errorf("grader: %w", err)
+	}
+
+	bin := filepath.Join(work, "bin", "lab.test")
+	rep.Build = g.build(ctx, srcDir, bin)
+	if !rep.Build.OK {
+		g.failAll(rep, "the submission does not build")
+		return g.finish(rep, started), nil
+	}
+	// The runs may happen as another user: let it reach the binary.
+	for _, d := range []string{work, filepath.Dir(bin)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			return nil, fmt.Errorf("grader: %w", err)
+		}
+	}
+	for _, ex := range g.exercises {
+		exRep, iso, err := g.runExercise(ctx, work, bin, ex)
+		if err != nil {
+			return nil, err
+		}
+		rep.Isolation = iso
+		rep.Exercises = append(rep.Exercises, exRep)
+	}
+	return g.finish(rep, started), nil
+}
+
+func (g *Grader) finish(rep *Report, started time.Time) *Report {
+	for _, ex := range rep.Exercises {
+		rep.Score += ex.Points
+		rep.MaxScore += ex.MaxPoints
+	}
+	rep.Seconds = time.Since(started).Seconds()
+	return rep
+}
+
+// failAll fails every exercise for one reason, listing its tests as not run.
+func (g *Grader) failAll(rep *Report, reason string) {
+	for _, ex := range g.exercises {
+		er := ExerciseReport{ID: ex.ID, Name: ex.Name, MaxPoints: ex.Points, Reason: reason}
+		for _, t := range g.expected[ex.ID] {
+			er.Tests = append(er.Tests, TestReport{Name: t.name, Status: StatusNotRun, Hidden: t.hidden})
+		}
+		rep.Exercises = append(rep.Exercises, er)
+	}
+}
+
+// buildEnv is the toolchain's environment: this machine's, with the module
+// proxy and cgo off and the local toolchain forced, so a build can neither
+// download anything nor compile C.
+func buildEnv() []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GOFLAGS", "GOPROXY", "GOTOOLCHAIN", "CGO_ENABLED", "GOWORK", "GOOS", "GOARCH", "GOENV":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local", "CGO_ENABLED=0", "GOWORK=off", "GOENV=off")
+}
+
+func (g *Grader) build(ctx context.Context, srcDir, bin string) Build {
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		return Build{Output: err.Error()}
+	}
+	out := runJob(ctx, job{
+		Path:    g.goBin,
+		Args:    []string{"test", "-c", "-vet=off", "-o", bin, "."},
+		Dir:     srcDir,
+		Env:     buildEnv(),
+		Timeout: g.opts.BuildTimeout,
+		Cap:     64 << 10,
+	}, g.trusted)
+	text := strings.ReplaceAll(string(out.Output), srcDir+string(filepath.Separator), "")
+	switch {
+	case out.StartErr != nil:
+		return Build{Output: "could not start the go command: " + out.StartErr.Error()}
+	case out.TimedOut:
+		return Build{Output: fmt.Sprintf("the build did not finish in %s\n%s", g.opts.BuildTimeout, text)}
+	case out.ExitCode != 0:
+		return Build{Output: text}
+	}
+	return Build{OK: true, Output: text, Seconds: out.Duration.Seconds()}
+}
+
+// runExercise runs the test binary for one exercise and judges it.
+func (g *Grader) runExercise(ctx context.Context, work, bin string, ex lab.Exercise) (ExerciseReport, Isolation, error) {
+	er := ExerciseReport{ID: ex.ID, Name: ex.Name, MaxPoints: ex.Points}
+	runDir := filepath.Join(work, "run-"+strings.ReplaceAll(ex.ID, ".", "_"))
+	tmp := filepath.Join(runDir, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return er, Isolation{}, fmt.Errorf("grader: %w", err)
+	}
+	if uid := g.sandbox.runUID(); uid >= 0 {
+		for _, d := range []string{runDir, tmp} {
+			if err := os.Chown(d, uid, uid); err != nil {
+				return er, Isolation{}, fmt.Errorf("grader: %w", err)
+			}
+		}
+	}
+	// The report travels on fd 3, a file only the grader and its TestMain
+	// hold; the nonce proves the report was written by this very run.
+	reportPath := filepath.Join(work, "report-"+ex.ID)
+	report, err := os.OpenFile(reportPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return er, Isolation{}, fmt.Errorf("grader: %w", err)
+	}
+	defer report.Close()
+	nonce := newNonce()
+	timeout := g.opts.Timeout
+	out := runJob(ctx, job{
+		Path: bin,
+		Args: []string{
+			"-test.run=^" + ex.TestPrefix,
+			"-test.v=test2json",
+			"-test.paniconexit0",
+			"-test.count=1",
+			"-test.timeout=" + timeout.String(),
+		},
+		Dir:     runDir,
+		Env:     []string{"HOME=" + runDir, "TMPDIR=" + tmp, "GOTRACEBACK=single", nonceEnv + "=" + nonce},
+		Timeout: timeout + 5*time.Second, // -test.timeout fires first and says which test hung
+		Cap:     g.opts.OutputCap,
+		Extra:   []*os.File{report},
+	}, g.sandbox)
+	if out.StartErr != nil {
+		return er, out.Isolation, fmt.Errorf("grader: cannot run the test binary: %w", out.StartErr)
+	}
+	er.Seconds = out.Duration.Seconds()
+	sum, err := g.events(ctx, out.Output)
+	if err != nil {
+		return er, out.Isolation, err
+	}
+	reported, _ := os.ReadFile(reportPath)
+	judge(&er, g.expected[ex.ID], sum, out, checkReport(reported, nonce), timeout, g.opts.OutputCap)
+	return er, out.Isolation, nil
+}
+
+// events converts a run's framed output (-test.v=test2json) to events with
+// the toolchain's own converter, and sums them up per test.
+func (g *Grader) events(ctx context.Context, output []byte) (*testjson.Summary, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, g.goBin, "tool", "test2json")
+	cmd.Stdin = bytes.NewReader(output)
+	cmd.Env = buildEnv()
+	converted, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("grader: go tool test2json: %w", err)
+	}
+	sum, err := testjson.Summarize(bytes.NewReader(converted))
+	if err != nil {
+		return nil, fmt.Errorf("grader: reading test events: %w", err)
+	}
+	return sum, nil
+}
+
+const (
+	nonceEnv       = "COURSE_GRADER_NONCE"
+	graderMainFile = "zz_course_grader_main_test.go"
+	// graderMainTest is the grader's own TestMain. It writes the result of
+	// m.Run, with the run's nonce, to fd 3. Student code may not import os
+	// (see CheckPolicy), so it can neither read the nonce nor write fd 3.
+	graderMainTest = `// Code generated by course grade. DO NOT EDIT.
+
+package %s
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	nonce := os.Getenv("` + nonceEnv + `")
+	os.Unsetenv("` + nonceEnv + `")
+	code := m.Run()
+	if f := os.NewFile(3, "grader-report"); f != nil {
+		fmt.Fprintf(f, "%%s %%d\n", nonce, code)
+		f.Close()
+	}
+	os.Exit(code)
+}
+`
+)
+
+func newNonce() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported systems
+	}
+	return hex.EncodeToString(b)
+}
+
+// runReport is what the grader's TestMain said, if it said anything.
+type runReport struct {
+	ok   bool // a report with the right nonce was there
+	code int  // m.Run's result
+}
+
+func checkReport(data []byte, nonce string) runReport {
+	fields := strings.Fields(string(data))
+	if len(fields) != 2 || fields[0] != nonce {
+		return runReport{}
+	}
+	code, err := strconv.Atoi(fields[1])
+	if err != nil {
+		return runReport{}
+	}
+	return runReport{ok: true, code: code}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+

@@ -1,0 +1,90 @@
+package grader
+
+import (
+	"fmt"
+	"strings"
+)
+
+// GradescopeResults is Gradescope's results.json: what an autograder
+// writes to /autograder/results/results.json.
+type GradescopeResults struct {
+	Score         float64          `json:"score"`
+	ExecutionTime float64          `json:"execution_time"`
+	Output        string           `json:"output,omitempty"`
+	OutputFormat  string           `json:"output_format,omitempty"`
+	Visibility    string           `json:"visibility,omitempty"`
+	Tests         []GradescopeTest `json:"tests"`
+}
+
+// GradescopeTest is one entry of GradescopeResults.Tests.
+type GradescopeTest struct {
+	Score        float64 `json:"score"`
+	MaxScore     float64 `json:"max_score"`
+	Status       string  `json:"status"` // "passed" or "failed"
+	Name         string  `json:"name"`
+	Number       string  `json:"number,omitempty"`
+	Output       string  `json:"output,omitempty"`
+	OutputFormat string  `json:"output_format,omitempty"`
+	Visibility   string  `json:"visibility,omitempty"`
+}
+
+// Gradescope turns r into Gradescope's results.json. Each exercise is one
+// visible entry worth its points, whose output shows the public tests and
+// only counts the hidden ones. The hidden tests' own output goes into a
+// second, zero-point entry per exercise that students see only once the
+// instructor publishes the grades ("after_published").
+func Gradescope(r *Report) GradescopeResults {
+	res := GradescopeResults{
+		Score:         float64(r.Score),
+		ExecutionTime: r.Seconds,
+		OutputFormat:  "text",
+		Visibility:    "visible",
+	}
+	if !r.Build.OK {
+		res.Output = "Your file could not be built:\n" + r.Build.Output
+	}
+	for _, ex := range r.Exercises {
+		status := "failed"
+		if ex.Passed {
+			status = "passed"
+		}
+		var out, hiddenOut strings.Builder
+		if ex.Reason != "" {
+			fmt.Fprintf(&out, "%s\n\n", ex.Reason)
+		}
+		hidden, hiddenPassed := 0, 0
+		for _, t := range ex.Tests {
+			if t.Hidden {
+				hidden++
+				if t.Status == StatusPass {
+					hiddenPassed++
+				}
+				fmt.Fprintf(&hiddenOut, "%s: %s\n", t.Name, t.Status)
+				if t.Status != StatusPass && t.Output != "" {
+					hiddenOut.WriteString(indent(failureExcerpt(t.Output), "    "))
+				}
+				continue
+			}
+			fmt.Fprintf(&out, "%s: %s\n", t.Name, t.Status)
+			if t.Status != StatusPass && t.Output != "" {
+				out.WriteString(indent(failureExcerpt(t.Output), "    "))
+			}
+		}
+		if hidden > 0 {
+			fmt.Fprintf(&out, "\nhidden tests: %d of %d passed\n", hiddenPassed, hidden)
+		}
+		res.Tests = append(res.Tests, GradescopeTest{
+			Score: float64(ex.Points), MaxScore: float64(ex.MaxPoints), Status: status,
+			Name: ex.ID + " " + ex.Name, Number: ex.ID, Output: out.String(), OutputFormat: "text",
+			Visibility: "visible",
+		})
+		if hidden > 0 {
+			res.Tests = append(res.Tests, GradescopeTest{
+				Score: 0, MaxScore: 0, Status: status,
+				Name: ex.ID + " " + ex.Name + " (hidden tests)", Number: ex.ID + ".h", Output: hiddenOut.String(),
+				OutputFormat: "text", Visibility: "after_published",
+			})
+		}
+	}
+	return res
+}

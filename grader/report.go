@@ -1,0 +1,210 @@
+package grader
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Report is the verdict on one submission. Its JSON form is what
+// `course grade --json` prints.
+type Report struct {
+	Submission string           `json:"submission"`
+	Path       string           `json:"path"`
+	Lab        string           `json:"lab"`
+	Build      Build            `json:"build"`
+	Exercises  []ExerciseReport `json:"exercises"`
+	Score      int              `json:"score"`
+	MaxScore   int              `json:"max_score"`
+	Isolation  Isolation        `json:"isolation"`
+	Seconds    float64          `json:"seconds"`
+}
+
+// Build is how building the submission went.
+type Build struct {
+	OK bool `json:"ok"`
+	// Rejected is true when the static check refused the file, so nothing was built.
+	Rejected bool    `json:"rejected,omitempty"`
+	Output   string  `json:"output"`
+	Seconds  float64 `json:"seconds,omitempty"`
+}
+
+// ExerciseReport is the verdict on one exercise.
+type ExerciseReport struct {
+	ID        string       `json:"id"`
+	Name      string       `json:"name"`
+	Passed    bool         `json:"passed"`
+	Points    int          `json:"points"`
+	MaxPoints int          `json:"max_points"`
+	Reason    string       `json:"reason,omitempty"` // why it failed, in one line
+	Tests     []TestReport `json:"tests"`
+	Output    string       `json:"output,omitempty"` // output outside any test
+	Seconds   float64      `json:"seconds,omitempty"`
+}
+
+// TestReport is one test of an exercise.
+type TestReport struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // one of the Status constants
+	Hidden bool   `json:"hidden"`
+	Output string `json:"output"`
+}
+
+// Passed reports whether every exercise passed.
+func (r *Report) Passed() bool {
+	for _, ex := range r.Exercises {
+		if !ex.Passed {
+			return false
+		}
+	}
+	return len(r.Exercises) > 0
+}
+
+// TestsPassed counts the passing tests of an exercise.
+func (e *ExerciseReport) TestsPassed() int { return countStatus(e.Tests, StatusPass) }
+
+// FirstFailure returns the first failing test and its output, or ok=false.
+func (e *ExerciseReport) FirstFailure() (TestReport, bool) {
+	for _, t := range e.Tests {
+		if t.Status != StatusPass && t.Status != StatusNotRun {
+			return t, true
+		}
+	}
+	return TestReport{}, false
+}
+
+// WriteJSON writes r as indented JSON.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// Style colours text for a terminal; the zero value adds no colour.
+type Style struct{ Color bool }
+
+func (s Style) paint(code, text string) string {
+	if !s.Color {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+// Pass and Fail format a verdict word.
+func (s Style) Pass(text string) string { return s.paint("32", text) }
+func (s Style) Fail(text string) string { return s.paint("31", text) }
+
+// Dim formats secondary text.
+func (s Style) Dim(text string) string { return s.paint("2", text) }
+
+// WriteText writes r as an aligned table for a person: one row an exercise,
+// the reason and first failing test under a failing row, then the score.
+func WriteText(w io.Writer, r *Report, st Style) error {
+	fmt.Fprintf(w, "%s  (lab %s, %s)\n", r.Submission, r.Lab, r.Path)
+	if !r.Build.OK {
+		what := "build failed"
+		if r.Build.Rejected {
+			what = "rejected before building"
+		}
+		fmt.Fprintf(w, "%s:\n%s\n", st.Fail(what), indent(strings.TrimRight(r.Build.Output, "\n"), "  "))
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "EXERCISE\tNAME\tRESULT\tTESTS\tPOINTS")
+	for _, ex := range r.Exercises {
+		verdict := st.Pass("pass")
+		if !ex.Passed {
+			verdict = st.Fail("FAIL")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d/%d\n", ex.ID, ex.Name, verdict, ex.TestsPassed(), len(ex.Tests), ex.Points, ex.MaxPoints)
+		if ex.Passed || !r.Build.OK {
+			continue
+		}
+		fmt.Fprintf(tw, "\t%s\t\t\t\n", st.Dim(ex.Reason))
+		if t, ok := ex.FirstFailure(); ok {
+			fmt.Fprintf(tw, "\t%s\t\t\t\n", st.Dim(fmt.Sprintf("first failure: %s (%s)", t.Name, t.Status)))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, ex := range r.Exercises {
+		if t, ok := ex.FirstFailure(); ok && !ex.Passed && t.Output != "" {
+			fmt.Fprintf(w, "\n--- %s %s:\n%s", ex.ID, t.Name, indent(failureExcerpt(t.Output), "    "))
+		}
+	}
+	_, err := fmt.Fprintf(w, "\nscore %d/%d   isolation: %s   %.1fs\n", r.Score, r.MaxScore, r.Isolation.Name, r.Seconds)
+	return err
+}
+
+// failureExcerpt keeps the lines of a test's output a person needs: the
+// testify block, without the === RUN / --- FAIL framing.
+func failureExcerpt(out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- ") || t == "" {
+			continue
+		}
+		keep = append(keep, line)
+		if len(keep) == 30 {
+			keep = append(keep, "…")
+			break
+		}
+	}
+	return strings.Join(keep, "\n") + "\n"
+}
+
+func indent(s, prefix string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
+}
+
+// CSVHeader is the header row of a class table: submission, one column per
+// exercise (pass/fail), score, max score, and a note.
+func CSVHeader(exerciseIDs []string) []string {
+	row := []string{"submission"}
+	row = append(row, exerciseIDs...)
+	return append(row, "score", "max_score", "note")
+}
+
+// CSVRow is r as a row under CSVHeader(exerciseIDs).
+func CSVRow(r *Report, exerciseIDs []string) []string {
+	row := []string{r.Submission}
+	byID := map[string]ExerciseReport{}
+	for _, ex := range r.Exercises {
+		byID[ex.ID] = ex
+	}
+	for _, id := range exerciseIDs {
+		ex, ok := byID[id]
+		switch {
+		case !ok:
+			row = append(row, "")
+		case ex.Passed:
+			row = append(row, "pass")
+		default:
+			row = append(row, "fail")
+		}
+	}
+	note := ""
+	if !r.Build.OK {
+		note = "rejected"
+		if !r.Build.Rejected {
+			note = "build failed"
+		}
+	}
+	return append(row, strconv.Itoa(r.Score), strconv.Itoa(r.MaxScore), note)
+}
+
+// ErrorCSVRow is the row of a submission that could not be graded at all.
+func ErrorCSVRow(name string, exerciseIDs []string, err error) []string {
+	row := []string{name}
+	for range exerciseIDs {
+		row = append(row, "")
+	}
+	return append(row, "", "", "not graded: "+firstLine(err.Error()))
+}

@@ -1,0 +1,270 @@
+package grader
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// MaxSourceSize is the largest student file the grader accepts. A session.go
+// is a few hundred lines; anything near this size is not a real attempt.
+const MaxSourceSize = 1 << 20
+
+// maxArchiveSize bounds how much of an archive is read, so a crafted archive
+// (a zip bomb, an endless gzip stream) cannot exhaust memory.
+const maxArchiveSize = 64 << 20
+
+// ErrBadSubmission marks every error about the submission itself: a path that
+// does not exist, an archive without the file, a file that is too large.
+// Such a submission cannot be graded (exit status 2), as opposed to one that
+// was graded and failed.
+var ErrBadSubmission = errors.New("bad submission")
+
+// SubmissionError explains why a submission could not be read.
+type SubmissionError struct {
+	Path   string
+	Reason string
+}
+
+func (e *SubmissionError) Error() string { return e.Path + ": " + e.Reason }
+
+// Is makes every SubmissionError match ErrBadSubmission.
+func (e *SubmissionError) Is(target error) bool { return target == ErrBadSubmission }
+
+// Submission is what the grader takes from a student: the editable files
+// only, by name, read into memory. Nothing else of the submission is used,
+// and the submission on disk is never written.
+type Submission struct {
+	// Name identifies the submission in reports: the base name of its path
+	// without archive extensions ("alice" for alice.zip or alice/).
+	Name string
+	// Path is where it was read from.
+	Path string
+	// Files maps each editable file name (for example "session.go") to its content.
+	Files map[string][]byte
+	// Found says where each file was found inside the submission, for reports.
+	Found map[string]string
+}
+
+// ReadSubmission reads the editable files from a submission: a workspace
+// directory, a lone .go file (when the lab has one editable file, whatever
+// the file is called), or a .zip, .tar.gz or .tgz archive holding them. Inside a directory
+// or an archive, each file is looked for at the top and, failing that, as the
+// single match anywhere below (so a zip of the workspace folder works too).
+func ReadSubmission(p string, editable []string) (*Submission, error) {
+	if len(editable) == 0 {
+		return nil, errors.New("grader: the lab names no editable file")
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, &SubmissionError{Path: p, Reason: "cannot read: " + describeFSError(err)}
+	}
+	sub := &Submission{Name: submissionName(p), Path: p, Files: map[string][]byte{}, Found: map[string]string{}}
+	var files map[string]func() ([]byte, error) // path inside the submission -> reader
+	lower := strings.ToLower(p)
+	switch {
+	case info.IsDir():
+		files, err = dirFiles(p, editable)
+	case strings.HasSuffix(lower, ".zip"):
+		files, err = zipFiles(p)
+	case strings.HasSuffix(lower, ".tar.gz"), strings.HasSuffix(lower, ".tgz"):
+		files, err = tarFiles(p)
+	case len(editable) == 1 && strings.HasSuffix(lower, ".go"):
+		files = map[string]func() ([]byte, error){editable[0]: func() ([]byte, error) { return readCapped(p) }}
+	default:
+		return nil, &SubmissionError{Path: p, Reason: fmt.Sprintf("not a workspace directory, a %s, or a .zip/.tar.gz archive", strings.Join(editable, " or "))}
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range editable {
+		at, err := pick(p, files, name)
+		if err != nil {
+			return nil, err
+		}
+		data, err := files[at]()
+		if err != nil {
+			return nil, &SubmissionError{Path: p, Reason: fmt.Sprintf("%s: %v", at, err)}
+		}
+		sub.Files[name] = data
+		sub.Found[name] = at
+	}
+	return sub, nil
+}
+
+// pick chooses which file of the submission is the editable file name: the
+// one at the top level, or else the only one with that base name.
+func pick(p string, files map[string]func() ([]byte, error), name string) (string, error) {
+	if _, ok := files[name]; ok {
+		return name, nil
+	}
+	var matches []string
+	for at := range files {
+		if path.Base(at) == name {
+			matches = append(matches, at)
+		}
+	}
+	sort.Strings(matches)
+	switch len(matches) {
+	case 1:
+		return matches[0], nil
+	case 0:
+		return "", &SubmissionError{Path: p, Reason: "holds no " + name}
+	default:
+		return "", &SubmissionError{Path: p, Reason: fmt.Sprintf("holds %d files named %s (%s): keep one", len(matches), name, strings.Join(matches, ", "))}
+	}
+}
+
+func dirFiles(dir string, editable []string) (map[string]func() ([]byte, error), error) {
+	files := map[string]func() ([]byte, error){}
+	want := map[string]bool{}
+	for _, name := range editable {
+		want[name] = true
+	}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "vendor") {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() || !want[d.Name()] {
+			return nil // symlinks and devices are never followed
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)] = func() ([]byte, error) { return readCapped(p) }
+		return nil
+	})
+	if err != nil {
+		return nil, &SubmissionError{Path: dir, Reason: "cannot list: " + describeFSError(err)}
+	}
+	return files, nil
+}
+
+func zipFiles(p string) (map[string]func() ([]byte, error), error) {
+	data, err := readLimited(p, maxArchiveSize)
+	if err != nil {
+		return nil, &SubmissionError{Path: p, Reason: err.Error()}
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, &SubmissionError{Path: p, Reason: "not a readable zip archive: " + err.Error()}
+	}
+	files := map[string]func() ([]byte, error){}
+	for _, f := range zr.File {
+		if !f.Mode().IsRegular() {
+			continue
+		}
+		f := f
+		files[cleanArchivePath(f.Name)] = func() ([]byte, error) {
+			rc, err := f.Open()
+			if err != nil {
+				return nil, err
+			}
+			defer rc.Close()
+			return readAllCapped(rc)
+		}
+	}
+	return files, nil
+}
+
+func tarFiles(p string) (map[string]func() ([]byte, error), error) {
+	data, err := readLimited(p, maxArchiveSize)
+	if err != nil {
+		return nil, &SubmissionError{Path: p, Reason: err.Error()}
+	}
+	gz, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, &SubmissionError{Path: p, Reason: "not a readable gzip archive: " + err.Error()}
+	}
+	tr := tar.NewReader(io.LimitReader(gz, maxArchiveSize))
+	files := map[string]func() ([]byte, error){}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, &SubmissionError{Path: p, Reason: "not a readable tar archive: " + err.Error()}
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		content, err := readAllCapped(tr)
+		files[cleanArchivePath(h.Name)] = func() ([]byte, error) { return content, err }
+	}
+	return files, nil
+}
+
+// cleanArchivePath gives an archive member a clean slash path. Nothing is
+// ever extracted to disk, so this is only about naming, not about safety.
+func cleanArchivePath(name string) string {
+	return strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(name, `\`, "/")), "/")
+}
+
+func readCapped(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readAllCapped(f)
+}
+
+func readAllCapped(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSourceSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSourceSize {
+		return nil, fmt.Errorf("larger than %d KiB", MaxSourceSize>>10)
+	}
+	return data, nil
+}
+
+func readLimited(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, errors.New("cannot read: " + describeFSError(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("archive larger than %d MiB", limit>>20)
+	}
+	return data, nil
+}
+
+func submissionName(p string) string {
+	base := filepath.Base(filepath.Clean(p))
+	for _, ext := range []string{".tar.gz", ".tgz", ".zip", ".go"} {
+		if strings.HasSuffix(strings.ToLower(base), ext) {
+			return base[:len(base)-len(ext)]
+		}
+	}
+	return base
+}
+
+func describeFSError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
