@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -58,13 +59,6 @@ type cappedBuffer struct {
 	dropped int64
 }
 
-func (c *cappedBuffer) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.buf.Reset()
-	c.dropped = 0
-}
-
 func (c *cappedBuffer) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -88,28 +82,48 @@ func runJob(ctx context.Context, j job, sb *sandbox) outcome {
 	ctx, cancel := context.WithTimeout(ctx, j.Timeout)
 	defer cancel()
 	out := &cappedBuffer{max: j.Cap}
+	// The program writes into a pipe whose other end the grader reads. Wait
+	// does not wait for the pipe, so a grandchild holding it open cannot
+	// delay the verdict; it is killed with the group below.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return outcome{ExitCode: -1, StartErr: err}
+	}
+	defer pr.Close()
 	mk := func() *exec.Cmd {
-		out.reset()
 		cmd := exec.CommandContext(ctx, j.Path, j.Args...)
 		cmd.Dir = j.Dir
 		cmd.Env = j.Env
-		cmd.Stdout = out
-		cmd.Stderr = out
+		cmd.Stdout = pw
+		cmd.Stderr = pw
 		cmd.ExtraFiles = j.Extra
-		// A grandchild may hold the pipes open; don't wait for it forever.
-		cmd.WaitDelay = 2 * time.Second
 		cmd.Cancel = func() error { return killGroup(cmd) }
 		return cmd
 	}
 	start := time.Now()
 	cmd, iso, err := sb.start(mk)
+	pw.Close()
 	if err != nil {
 		return outcome{ExitCode: -1, StartErr: err, Isolation: iso}
 	}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(out, pr)
+	}()
 	sb.limit(cmd, j.Timeout)
 	_ = cmd.Wait()
 	// Whatever the program left behind in its group goes too.
 	_ = killGroup(cmd)
+	select {
+	case <-copied:
+	case <-time.After(2 * time.Second):
+		// Something outside the group still holds the pipe: stop reading.
+		pr.Close()
+		<-copied
+	}
+	out.mu.Lock()
+	defer out.mu.Unlock()
 	res := outcome{
 		Output:    out.buf.Bytes(),
 		Dropped:   out.dropped,
