@@ -1,0 +1,144 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Rule 10.3.1: tool result details, metadata values and content slices are
+// snapshotted at call time too.
+func TestLab10_3_HiddenSnapshotOfDetailsAndValues(t *testing.T) {
+	s := NewInMemorySessionStore()
+	a := user("a", "", "list files")
+	r := toolResult("r", "a", "c1")
+	m := metadata("m", "r")
+	ps := memAppendAll(t, s, []SessionEntry{a, r, m}, "three appends")
+
+	a.Message.(*UserMessage).Content = append(a.Message.(*UserMessage).Content[:0], TextContent{Text: "replaced"})
+	res := r.Message.(*ToolResultMessage)
+	res.Details.(map[string]any)["count"] = 42.0
+	res.Details.(map[string]any)["names"].([]any)[0] = "changed.md"
+	res.Content[0].Text = "changed"
+	m.Value.(map[string]any)["text"] = "changed"
+	m.Value.(map[string]any)["tags"].([]any)[0] = "changed"
+
+	memRequireCommitted(t, ps, []SessionEntry{a, r, m}, "three appends")
+	got, err := fakeEntries(t, s, "Entries")
+	require.NoError(t, err)
+	assert.Equal(t, []SessionEntry{user("a", "", "list files"), toolResult("r", "a", "c1"), metadata("m", "r")}, got,
+		"the caller changed user content, tool result details and a metadata value after Append returned; "+
+			"the store shows it — lab 10.3: Append takes a deep snapshot at call time")
+}
+
+// Rule 10.3.3, 10.3.4: a rejected entry is not stored: its id stays free and
+// it cannot serve as a parent.
+func TestLab10_3_HiddenRejectedEntryIsNotStored(t *testing.T) {
+	s := NewInMemorySessionStore()
+	entries := []SessionEntry{
+		assistantText("x", "ghost", "orphan"), // missing parent: rejected
+		assistantText("y", "x", "child of the rejected x"),
+		user("x", "", "x as a root"), // the id x is still free
+		assistantText("y", "x", "now x exists"),
+		user("x", "", "duplicate"),
+	}
+	ps := memAppendAll(t, s, entries, "five appends, no waits")
+
+	var mp *MissingParentError
+	err := fakeWaitPending(t, ps[0], "orphan x")
+	require.True(t, errors.As(err, &mp), "Append(x, parent ghost) = %s; want *MissingParentError", fakeDescribe(err))
+	err = fakeWaitPending(t, ps[1], "y under rejected x")
+	require.True(t, errors.As(err, &mp),
+		"Append(y, parent x) where x was rejected = %s; want *MissingParentError — a rejected append is never stored",
+		fakeDescribe(err))
+	assert.Equal(t, "y", mp.ChildID)
+	assert.Equal(t, "x", mp.ParentID)
+	require.NoError(t, fakeWaitPending(t, ps[2], "root x"), "the id of a rejected entry is still free")
+	require.NoError(t, fakeWaitPending(t, ps[3], "y under root x"), "x is committed now, so y is accepted")
+	var de *DuplicateIDError
+	err = fakeWaitPending(t, ps[4], "x again")
+	require.True(t, errors.As(err, &de), "Append(x) a second time = %s; want *DuplicateIDError", fakeDescribe(err))
+	assert.Equal(t, "x", de.ID)
+
+	got, err := fakeEntries(t, s, "Entries")
+	require.NoError(t, err)
+	assert.Equal(t, []SessionEntry{user("x", "", "x as a root"), assistantText("y", "x", "now x exists")}, got)
+}
+
+// Rule 10.3.5: two reads share nothing with each other or with the store.
+func TestLab10_3_HiddenReadsAreIndependent(t *testing.T) {
+	s := NewInMemorySessionStore()
+	tree := chapterTree()
+	memRequireCommitted(t, memAppendAll(t, s, tree, "chapter tree"), tree, "chapter tree")
+	one, err := fakeEntries(t, s, "first read")
+	require.NoError(t, err)
+	two, err := fakeEntries(t, s, "second read")
+	require.NoError(t, err)
+
+	two[1].Message.(*AssistantMessage).Usage.Input = 1000
+	two[1].Message.(*AssistantMessage).Content[1].(ToolCall).Arguments["opts"].(map[string]any)["all"] = false
+	two[2].Message.(*ToolResultMessage).Details.(map[string]any)["names"].([]any)[0] = "x"
+	two[3].Message.(*AssistantMessage).Content[0] = TextContent{Text: "changed"}
+	two[4].Value.(map[string]any)["text"] = "changed"
+
+	assert.Equal(t, chapterTree(), one, "changing the second Entries() result changed the first one: reads share state")
+	three, err := fakeEntries(t, s, "third read")
+	require.NoError(t, err)
+	assert.Equal(t, chapterTree(), three, "changing an Entries() result changed the store")
+}
+
+// Rule 10.3.2, 10.3.6: goroutines each append a chain without waiting while
+// others read; every chain is committed whole and in order. Run with -race.
+func TestLab10_3_HiddenConcurrentChains(t *testing.T) {
+	const goroutines, perG = 6, 30
+	s := NewInMemorySessionStore()
+	errs := make(chan error, 2*goroutines*perG) // room for every error: senders never block
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			var ps []*Pending
+			parent := ""
+			for j := 0; j < perG; j++ {
+				id := fmt.Sprintf("c%d-%02d", g, j)
+				ps = append(ps, s.Append(assistantText(id, parent, id)))
+				parent = id
+			}
+			if _, err := s.Entries(); err != nil {
+				errs <- err
+			}
+			for j, p := range ps {
+				if err := p.Wait(); err != nil {
+					errs <- fmt.Errorf("Append(c%d-%02d): %w", g, j, err)
+				}
+			}
+		}(g)
+	}
+	allDone := make(chan struct{})
+	go func() { wg.Wait(); close(allDone) }()
+	select {
+	case <-allDone:
+	case <-time.After(fakeTimeout):
+		t.Fatal("concurrent chained appends did not finish — deadlock?")
+	}
+	close(errs)
+	for err := range errs {
+		t.Errorf("concurrent chains: %s; want each child committed after its parent (same goroutine, FIFO)", fakeDescribe(err))
+	}
+	got, err := fakeEntries(t, s, "Entries")
+	require.NoError(t, err)
+	require.Len(t, got, goroutines*perG)
+	seen := map[string]bool{}
+	for _, e := range got {
+		if e.ParentID != "" {
+			assert.True(t, seen[e.ParentID], "entry %q is stored before its parent %q", e.ID, e.ParentID)
+		}
+		seen[e.ID] = true
+	}
+}

@@ -1,0 +1,511 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// jsonlPath is the session file the 10.5 tests use in the fake.
+const jsonlPath = "/sessions/s1.jsonl"
+
+// jsonlLine returns the committed line of e: its JSON and "\n".
+func jsonlLine(t *testing.T, e SessionEntry) string {
+	t.Helper()
+	b, err := json.Marshal(e)
+	require.NoError(t, err, "json.Marshal(%q)", e.ID)
+	return string(b) + "\n"
+}
+
+// jsonlFileOf returns the file text of committed entries.
+func jsonlFileOf(t *testing.T, entries ...SessionEntry) string {
+	t.Helper()
+	var b strings.Builder
+	for _, e := range entries {
+		b.WriteString(jsonlLine(t, e))
+	}
+	return b.String()
+}
+
+// jsonlOpen opens a store over fio, bounded in time.
+func jsonlOpen(t *testing.T, fio FileIO, path, what string) (*JSONLSessionStore, error) {
+	t.Helper()
+	type result struct {
+		s   *JSONLSessionStore
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		s, err := OpenJSONLSessionStore(fio, path)
+		ch <- result{s, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.s, r.err
+	case <-time.After(fakeTimeout):
+		t.Fatalf("%s: OpenJSONLSessionStore(%q) did not return", what, path)
+		return nil, nil
+	}
+}
+
+// jsonlMustOpen opens a store over fio and requires success.
+func jsonlMustOpen(t *testing.T, fio FileIO, path, what string) *JSONLSessionStore {
+	t.Helper()
+	s, err := jsonlOpen(t, fio, path, what)
+	require.NoError(t, err, "%s: OpenJSONLSessionStore(%q) = %s", what, path, fakeDescribe(err))
+	require.NotNil(t, s, "%s: OpenJSONLSessionStore returned a nil store and no error", what)
+	return s
+}
+
+// jsonlDecodeLine checks that data is exactly one JSON line plus "\n" and
+// returns the entry it holds (json.Unmarshal into any, then ParseSessionEntry).
+func jsonlDecodeLine(t *testing.T, data []byte, what string) SessionEntry {
+	t.Helper()
+	require.True(t, bytes.HasSuffix(data, []byte("\n")),
+		"%s: AppendFile got %q; want one JSON line ending in \"\\n\" (the newline commits it)", what, data)
+	require.Equal(t, 1, bytes.Count(data, []byte("\n")),
+		"%s: AppendFile got %q; want exactly one line per AppendFile call", what, data)
+	var v any
+	require.NoError(t, json.Unmarshal(data, &v), "%s: AppendFile data %q is not JSON", what, data)
+	e, err := ParseSessionEntry(v)
+	require.NoError(t, err, "%s: AppendFile data %q is not a valid entry: %s", what, data, fakeDescribe(err))
+	return e
+}
+
+// jsonlAppendedIDs returns the entry IDs of the recorded AppendFile calls.
+func jsonlAppendedIDs(t *testing.T, f *fakeFS) []string {
+	t.Helper()
+	var out []string
+	for i, c := range f.appendCalls() {
+		out = append(out, jsonlDecodeLine(t, c.Data, fmt.Sprintf("AppendFile call #%d", i+1)).ID)
+	}
+	return out
+}
+
+// jsonlRequireTainted requires err to carry both ErrTainted and the original
+// write error ioErr.
+func jsonlRequireTainted(t *testing.T, err, ioErr error, what string) {
+	t.Helper()
+	require.Error(t, err, "%s succeeded; want the tainted error — lab 10.5: after a failed write the writer "+
+		"stops for good", what)
+	assert.True(t, errors.Is(err, ErrTainted) && errors.Is(err, ioErr),
+		"%s = %s; want the original write error (errors.Is(err, ioErr)) and ErrTainted — lab 10.5: a writer whose "+
+			"write may have left half a line must stop for good", what, fakeDescribe(err))
+}
+
+// Rule 10.5.1, 10.5.6: a missing file opens as an empty store; appends go
+// through FileIO.AppendFile to the store's path.
+func TestLab10_5_OpenMissingFileIsEmptyStore(t *testing.T) {
+	f := newFakeFS(t)
+	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
+	got, err := fakeEntries(t, s, "Entries of a new store")
+	require.NoError(t, err, "Entries() of a store opened on a missing file")
+	assert.Empty(t, got, "a missing file is an empty session")
+
+	p := fakeAppend(t, s, user("a", "", "hi"), "Append(a)")
+	require.NoError(t, fakeWaitPending(t, p, "Append(a)"), "the first append to a new session file must succeed")
+	calls := f.appendCalls()
+	require.Len(t, calls, 1, "one committed append = one FileIO.AppendFile call")
+	assert.Equal(t, jsonlPath, calls[0].Path, "AppendFile must write to the path the store was opened with")
+	assert.Equal(t, user("a", "", "hi"), jsonlDecodeLine(t, calls[0].Data, "a's line"), "the line written for a")
+	content, _ := f.file(jsonlPath)
+	assert.Equal(t, string(calls[0].Data), content, "the new file holds a's line and nothing else")
+	assert.GreaterOrEqual(t, f.readCount(), 1, "OpenJSONLSessionStore must read the file through FileIO.ReadFile")
+}
+
+// Rule 10.5.1, 10.5.6: a read error other than "not found" is returned, not
+// mistaken for an empty session.
+func TestLab10_5_OpenReadErrorIsReturned(t *testing.T) {
+	f := newFakeFS(t)
+	readErr := errors.New("permission denied")
+	f.failRead(readErr)
+	_, err := jsonlOpen(t, f, jsonlPath, "unreadable file")
+	assert.True(t, errors.Is(err, readErr),
+		"OpenJSONLSessionStore over a file whose ReadFile fails = %s; want that read error (errors.Is) — only a "+
+			"missing file (fs.ErrNotExist) is an empty session", fakeDescribe(err))
+	assert.Equal(t, 0, f.appendCount(), "a failed open writes nothing")
+	assert.GreaterOrEqual(t, f.readCount(), 1, "OpenJSONLSessionStore must read the file through FileIO.ReadFile")
+}
+
+// Rule 10.5.6: opening a file with a committed bad line fails with its line number.
+func TestLab10_5_OpenCommittedBadLineFails(t *testing.T) {
+	f := newFakeFS(t)
+	text := jsonlFileOf(t, user("a", "", "hi")) + "\n" + "{\"type\":\"message\",\"id\":\"b\"\n" +
+		jsonlLine(t, assistantText("c", "a", "yo"))
+	f.setFile(jsonlPath, text)
+	_, err := jsonlOpen(t, f, jsonlPath, "file with a bad line 3")
+	var le *LineError
+	require.True(t, errors.As(err, &le),
+		"OpenJSONLSessionStore over %q = %s; want a *LineError — lab 10.5: a committed bad line fails the open",
+		text, fakeDescribe(err))
+	assert.Equal(t, 3, le.Line, "LineError.Line: a, a blank line, then the bad line 3")
+	after, _ := f.file(jsonlPath)
+	assert.Equal(t, text, after, "opening must never rewrite the file")
+	assert.Equal(t, 0, f.appendCount(), "opening must never append")
+}
+
+// Rule 10.5.6, 10.5.3: entries loaded at open are readable and count for the
+// duplicate and parent checks; those refusals do not call AppendFile and do
+// not taint the writer.
+func TestLab10_5_ChecksAgainstEntriesLoadedAtOpen(t *testing.T) {
+	f := newFakeFS(t)
+	f.setFile(jsonlPath, jsonlFileOf(t, chapterTree()...))
+	s := jsonlMustOpen(t, f, jsonlPath, "chapter file")
+	got, err := fakeEntries(t, s, "Entries after open")
+	require.NoError(t, err)
+	assert.Equal(t, chapterTree(), got, "Entries() of a store opened on the chapter's file")
+
+	err = fakeWaitPending(t, fakeAppend(t, s, user("a", "", "again"), "Append(a again)"), "Append(a again)")
+	var de *DuplicateIDError
+	require.True(t, errors.As(err, &de),
+		"Append(a) where a was loaded at open = %s; want *DuplicateIDError", fakeDescribe(err))
+	assert.Equal(t, "a", de.ID)
+
+	err = fakeWaitPending(t, fakeAppend(t, s, user("x", "zz", "orphan"), "Append(x, parent zz)"), "Append(x)")
+	var mp *MissingParentError
+	require.True(t, errors.As(err, &mp), "Append(x with parent zz) = %s; want *MissingParentError", fakeDescribe(err))
+	assert.Equal(t, "x", mp.ChildID)
+	assert.Equal(t, "zz", mp.ParentID)
+	assert.Equal(t, 0, f.appendCount(), "a duplicate or an orphan is refused before touching the file")
+
+	child := assistantText("e", "r", "a child of r, which was loaded at open")
+	err = fakeWaitPending(t, fakeAppend(t, s, child, "Append(e, parent r)"), "Append(e)")
+	require.NoError(t, err, "Append(e with parent r) after two refused appends = %s; want nil — the parent r was "+
+		"loaded at open, and a refused append does not taint the writer", fakeDescribe(err))
+	calls := f.appendCalls()
+	require.Len(t, calls, 1, "only e reaches AppendFile")
+	assert.Equal(t, child, jsonlDecodeLine(t, calls[0].Data, "e's line"))
+	content, _ := f.file(jsonlPath)
+	assert.Equal(t, jsonlFileOf(t, chapterTree()...)+string(calls[0].Data), content,
+		"e's line is appended after the old lines, which stay as they were")
+}
+
+// Rule 10.5.5: a file with an unterminated tail opens read-only: the
+// committed prefix is readable, every Append is refused with
+// *NeedsRepairError, AppendFile is never called and the file is unchanged.
+func TestLab10_5_UnterminatedTailNeedsRepair(t *testing.T) {
+	f := newFakeFS(t)
+	text := jsonlFileOf(t, user("a", "", "hi"), assistantText("b", "a", "yo")) + `{"type":"message","id":"c","pare`
+	f.setFile(jsonlPath, text)
+	s := jsonlMustOpen(t, f, jsonlPath, "file with unterminated tail")
+	got, err := fakeEntries(t, s, "Entries")
+	require.NoError(t, err, "Entries() of a file with an unterminated tail: the committed prefix is readable")
+	assert.Equal(t, []SessionEntry{user("a", "", "hi"), assistantText("b", "a", "yo")}, got)
+
+	for _, e := range []SessionEntry{assistantText("c", "b", "next"), user("r2", "", "new root")} {
+		err := fakeWaitPending(t, fakeAppend(t, s, e, "Append("+e.ID+")"), "Append("+e.ID+")")
+		var nr *NeedsRepairError
+		require.True(t, errors.As(err, &nr),
+			"Append(%q) on a file whose line 3 is an unterminated tail = %s; want *NeedsRepairError — lab 10.5: "+
+				"appending after half a line would glue the two into one committed bad line", e.ID, fakeDescribe(err))
+		assert.True(t, errors.Is(err, ErrNeedsRepair), "errors.Is(err, ErrNeedsRepair)")
+		assert.Equal(t, jsonlPath, nr.Path, "NeedsRepairError.Path")
+		assert.Equal(t, 3, nr.Line, "NeedsRepairError.Line: the tail is line 3")
+	}
+	assert.Equal(t, 0, f.appendCount(), "a store that needs repair must never call AppendFile")
+	after, _ := f.file(jsonlPath)
+	assert.Equal(t, text, after, "nothing is truncated or rewritten automatically")
+}
+
+// Rule 10.5.2, 10.5.3: a committed append writes exactly one JSON line plus
+// "\n", which decodes back to the entry.
+func TestLab10_5_AppendWritesExactlyOneLine(t *testing.T) {
+	f := newFakeFS(t)
+	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
+	entries := []SessionEntry{user("a", "", "list files"), assistantToolCall("b", "a", "c1"), toolResult("r", "b", "c1"), metadata("m", "r")}
+	memRequireCommitted(t, memAppendAll(t, s, entries, "four appends"), entries, "four appends")
+
+	calls := f.appendCalls()
+	require.Len(t, calls, len(entries), "one AppendFile call per committed append")
+	for i, c := range calls {
+		assert.Equal(t, jsonlPath, c.Path)
+		got := jsonlDecodeLine(t, c.Data, "append of "+entries[i].ID)
+		assert.Equal(t, entries[i], got, "AppendFile call #%d: the line, decoded and parsed, must equal the entry", i+1)
+	}
+	content, _ := f.file(jsonlPath)
+	rec, err := RecoverJSONL(content)
+	require.NoError(t, err)
+	assert.Equal(t, entries, rec.Entries, "the file recovers to exactly the appended entries")
+	assert.Empty(t, rec.Warnings)
+}
+
+// Rule 10.5.2: an invalid entry is rejected at call time — at once, even
+// while an earlier write is still running — without calling AppendFile; the
+// writer stays ready.
+func TestLab10_5_InvalidEntryRejectsOnlyThatCall(t *testing.T) {
+	f := newFakeFS(t)
+	gate := f.newGate()
+	f.onAppend(1, fakeHook{Gate: gate})
+	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
+
+	pA := fakeAppend(t, s, user("a", "", "hi"), "Append(a)")
+	f.waitAppendStarted(t, 1, "Append(a)")
+
+	bad := assistantToolCall("bad", "a", "c1")
+	bad.Message.(*AssistantMessage).Content[1].(ToolCall).Arguments["n"] = math.Inf(-1)
+	pBad := fakeAppend(t, s, bad, "Append(invalid)")
+	require.True(t, fakeIsDone(pBad),
+		"Append(entry with -Inf tool argument) while an earlier write is still running returned a Pending that is "+
+			"not completed — lab 10.5: validation happens at call time, so an invalid entry is rejected at once")
+	err := fakeWaitPending(t, pBad, "invalid append")
+	var fe *FieldError
+	require.True(t, errors.As(err, &fe), "Append(entry with -Inf argument) = %s; want *FieldError", fakeDescribe(err))
+	assert.Equal(t, "entry.message.content[1].arguments.n", fe.Path)
+
+	pB := fakeAppend(t, s, assistantText("b", "a", "yo"), "Append(b)")
+	gate.open()
+	require.NoError(t, fakeWaitPending(t, pA, "Append(a)"), "Append(a)")
+	err = fakeWaitPending(t, pB, "Append(b)")
+	require.NoError(t, err, "Append(b) after a rejected invalid entry = %s; want nil — a validation failure "+
+		"rejects only that call, the writer stays ready", fakeDescribe(err))
+	assert.Equal(t, []string{"a", "b"}, jsonlAppendedIDs(t, f), "the invalid entry never reaches AppendFile")
+}
+
+// Rule 10.5.2: the line is fixed at call time: changing the entry while the
+// write is queued changes nothing written or stored.
+func TestLab10_5_SnapshotAtCallTime(t *testing.T) {
+	f := newFakeFS(t)
+	gate := f.newGate()
+	f.onAppend(1, fakeHook{Gate: gate})
+	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
+
+	pA := fakeAppend(t, s, user("a", "", "hi"), "Append(a)")
+	f.waitAppendStarted(t, 1, "Append(a)")
+	b := assistantToolCall("b", "a", "c1")
+	pB := fakeAppend(t, s, b, "Append(b)")
+	// b is queued behind a's blocked write; the caller changes it now.
+	msg := b.Message.(*AssistantMessage)
+	msg.Content[0] = TextContent{Text: "changed while queued"}
+	msg.Content[1].(ToolCall).Arguments["path"] = "/etc"
+	msg.Content[1].(ToolCall).Arguments["opts"].(map[string]any)["depth"] = 99.0
+	msg.Usage.Output = 12345
+	gate.open()
+
+	require.NoError(t, fakeWaitPending(t, pA, "Append(a)"))
+	require.NoError(t, fakeWaitPending(t, pB, "Append(b)"))
+	calls := f.appendCalls()
+	require.Len(t, calls, 2)
+	assert.Equal(t, assistantToolCall("b", "a", "c1"), jsonlDecodeLine(t, calls[1].Data, "b's line"),
+		"b was changed by the caller after Append returned, while its write was queued, and the written line shows "+
+			"the change — lab 10.5: validate, snapshot and serialize at call time, not when the write runs")
+	got, err := fakeEntries(t, s, "Entries")
+	require.NoError(t, err)
+	assert.Equal(t, []SessionEntry{user("a", "", "hi"), assistantToolCall("b", "a", "c1")}, got,
+		"Entries() must hold b as it was at call time")
+}
+
+// Rule 10.5.7, 10.5.3: writes run one at a time in call order: while call 1
+// blocks, call 2 has not started; a child queued behind its parent is
+// committed.
+func TestLab10_5_FIFOWithBlockingFake(t *testing.T) {
+	f := newFakeFS(t)
+	gate1, gate2 := f.newGate(), f.newGate()
+	f.onAppend(1, fakeHook{Gate: gate1})
+	f.onAppend(2, fakeHook{Gate: gate2})
+	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
+
+	entries := []SessionEntry{user("a", "", "hi"), assistantToolCall("b", "a", "c1"), toolResult("r", "b", "c1"), user("z", "", "root 2")}
+	ps := memAppendAll(t, s, entries, "four appends, no waits")
+	f.waitAppendStarted(t, 1, "first append")
+	assert.Equal(t, 1, f.appendCount(),
+		"while AppendFile call #1 (entry a) is blocked, AppendFile was called %d times — lab 10.5: appends run "+
+			"one at a time, the next starts only after the previous one completed", f.appendCount())
+	for i := 1; i < len(ps); i++ {
+		assert.False(t, fakeIsDone(ps[i]), "Append(%q) completed while the write of a (queued before it) is still blocked",
+			entries[i].ID)
+	}
+
+	gate1.open()
+	require.NoError(t, fakeWaitPending(t, ps[0], "Append(a)"))
+	f.waitAppendStarted(t, 2, "second append")
+	assert.Equal(t, 2, f.appendCount(), "while AppendFile call #2 is blocked, only two calls may have started")
+	gate2.open()
+	memRequireCommitted(t, ps, entries, "FIFO appends")
+	assert.Equal(t, []string{"a", "b", "r", "z"}, jsonlAppendedIDs(t, f), "AppendFile calls happen in Append call order")
+}
+
+// Rule 10.5.7: Entries waits for every Append called before it and returns
+// deep copies.
+func TestLab10_5_EntriesWaitsAndReturnsCopies(t *testing.T) {
+	f := newFakeFS(t)
+	gate := f.newGate()
+	f.onAppend(1, fakeHook{Gate: gate})
+	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
+
+	entries := []SessionEntry{user("a", "", "hi"), assistantToolCall("b", "a", "c1"), toolResult("r", "b", "c1")}
+	ps := memAppendAll(t, s, entries, "three appends")
+	f.waitAppendStarted(t, 1, "first append")
+
+	type result struct {
+		es  []SessionEntry
+		err error
+	}
+	read := make(chan result, 1)
+	go func() {
+		// Release the blocked write, then read at once: Entries is called
+		// after the three Append calls, so it must wait for all three,
+		// however far the writes have got.
+		gate.open()
+		es, err := s.Entries()
+		read <- result{es, err}
+	}()
+	var r result
+	select {
+	case r = <-read:
+	case <-time.After(fakeTimeout):
+		t.Fatal("Entries() did not return after the blocked write was released")
+	}
+	require.NoError(t, r.err)
+	assert.Equal(t, entries, r.es,
+		"Entries() called after three Append calls (the first one blocked in AppendFile) must wait for all three")
+	memRequireCommitted(t, ps, entries, "three appends")
+
+	r.es[0].ID = "changed"
+	r.es[1].Message.(*AssistantMessage).Content[1].(ToolCall).Arguments["path"] = "/etc"
+	r.es[2].Message.(*ToolResultMessage).Details.(map[string]any)["names"].([]any)[0] = "changed"
+	again, err := fakeEntries(t, s, "Entries again")
+	require.NoError(t, err)
+	assert.Equal(t, entries, again, "changing one Entries() result changed the store — every read returns a deep copy")
+
+	// Thirty more appends, none waited for, then Entries at once.
+	more := append([]SessionEntry(nil), entries...)
+	var ps2 []*Pending
+	parent := "r"
+	for i := 0; i < 30; i++ {
+		e := user(fmt.Sprintf("n%02d", i), parent, "more")
+		parent = e.ID
+		more = append(more, e)
+		ps2 = append(ps2, s.Append(e)) // direct: nothing blocks in the fake now
+	}
+	got, err := fakeEntries(t, s, "Entries right after 30 more appends")
+	require.NoError(t, err)
+	assert.Equal(t, more, got, "Entries() called right after 30 Append calls (none waited for) must include all of them")
+	memRequireCommitted(t, ps2, more[3:], "thirty more appends")
+}
+
+// Rule 10.5.4: a failed write that left half a line taints the writer (the
+// chapter's "break it on purpose" must fail here): this append gets the write
+// error, later appends get it too (with ErrTainted) without calling
+// AppendFile, and Entries returns it.
+func TestLab10_5_FailedWriteTaintsWriter(t *testing.T) {
+	f := newFakeFS(t)
+	ioErr := errors.New("disk full")
+	f.onAppend(2, fakeHook{Err: ioErr, WriteHalf: true})
+	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
+
+	require.NoError(t, fakeWaitPending(t, fakeAppend(t, s, user("a", "", "hi"), "Append(a)"), "Append(a)"))
+	err := fakeWaitPending(t, fakeAppend(t, s, assistantText("b", "a", "yo"), "Append(b)"), "Append(b)")
+	assert.True(t, errors.Is(err, ioErr),
+		"Append(b), whose AppendFile wrote half the line and failed, = %s; want the write error (errors.Is(err, ioErr))",
+		fakeDescribe(err))
+	require.Equal(t, 2, f.appendCount())
+
+	for _, e := range []SessionEntry{user("c", "", "new root"), assistantText("d", "a", "child of a")} {
+		err := fakeWaitPending(t, fakeAppend(t, s, e, "Append("+e.ID+")"), "Append("+e.ID+")")
+		jsonlRequireTainted(t, err, ioErr, "after AppendFile failed on append \"b\", Append(\""+e.ID+"\")")
+		var te *TaintedError
+		assert.True(t, errors.As(err, &te), "want a *TaintedError, got %s", fakeDescribe(err))
+		assert.Equal(t, 2, f.appendCount(),
+			"after the failed write, Append(%q) called AppendFile again — lab 10.5 (\"break it on purpose\"): a tainted "+
+				"writer must not touch the file, its write would glue onto the half line", e.ID)
+	}
+	_, err = fakeEntries(t, s, "Entries after failure")
+	jsonlRequireTainted(t, err, ioErr, "Entries() after the failed write")
+
+	calls := f.appendCalls()
+	require.Len(t, calls, 2)
+	content, _ := f.file(jsonlPath)
+	assert.Equal(t, string(calls[0].Data)+string(calls[1].Data[:len(calls[1].Data)/2]), content,
+		"the file ends in the half line the failed write left, and nothing after it")
+}
+
+// Rule 10.5.4, 10.5.7: appends already queued behind the failing write fail
+// with the tainted error and never reach AppendFile.
+func TestLab10_5_QueuedAppendsBehindFailureFail(t *testing.T) {
+	f := newFakeFS(t)
+	ioErr := errors.New("i/o error")
+	gate := f.newGate()
+	f.onAppend(1, fakeHook{Gate: gate, Err: ioErr, WriteHalf: true})
+	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
+
+	entries := []SessionEntry{user("a", "", "hi"), assistantText("b", "a", "yo"), user("c", "", "another root")}
+	ps := memAppendAll(t, s, entries, "three appends")
+	f.waitAppendStarted(t, 1, "Append(a)")
+	gate.open() // call 1 now writes half of a's line and fails
+
+	err := fakeWaitPending(t, ps[0], "Append(a)")
+	assert.True(t, errors.Is(err, ioErr), "Append(a) whose write failed = %s; want errors.Is(err, ioErr)", fakeDescribe(err))
+	for i := 1; i < 3; i++ {
+		err := fakeWaitPending(t, ps[i], "Append("+entries[i].ID+")")
+		jsonlRequireTainted(t, err, ioErr, "Append(\""+entries[i].ID+"\"), queued behind the failed write of a,")
+	}
+	assert.Equal(t, 1, f.appendCount(),
+		"appends queued behind the failed write called AppendFile — lab 10.5: in its turn a tainted writer fails "+
+			"with the original error without touching the file")
+	_, err = fakeEntries(t, s, "Entries")
+	jsonlRequireTainted(t, err, ioErr, "Entries() after the failed write")
+}
+
+// Rule 10.5.4, 10.5.5: after a half-written line, a new store opened over the
+// same file sees it as an unterminated tail and refuses to append.
+func TestLab10_5_ReopenAfterFailureSeesUnterminatedTail(t *testing.T) {
+	f := newFakeFS(t)
+	ioErr := errors.New("connection reset")
+	f.onAppend(2, fakeHook{Err: ioErr, WriteHalf: true})
+	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
+	require.NoError(t, fakeWaitPending(t, fakeAppend(t, s, user("a", "", "hi"), "Append(a)"), "Append(a)"))
+	err := fakeWaitPending(t, fakeAppend(t, s, assistantToolCall("b", "a", "c1"), "Append(b)"), "Append(b)")
+	require.True(t, errors.Is(err, ioErr), "Append(b) with a failing write = %s; want errors.Is(err, ioErr)", fakeDescribe(err))
+	// The old writer tries again; it must not write anything.
+	_ = fakeWaitPending(t, fakeAppend(t, s, user("c", "", "root"), "Append(c)"), "Append(c)")
+
+	s2 := jsonlMustOpen(t, f, jsonlPath,
+		"reopening after the failed write (if this fails, the old writer glued a line onto the half line)")
+	got, err := fakeEntries(t, s2, "Entries of the new store")
+	require.NoError(t, err)
+	assert.Equal(t, []SessionEntry{user("a", "", "hi")}, got, "the new store reads the committed prefix")
+	err = fakeWaitPending(t, fakeAppend(t, s2, user("d", "", "root"), "Append(d) on the new store"), "Append(d)")
+	var nr *NeedsRepairError
+	require.True(t, errors.As(err, &nr),
+		"Append on a new store over a file ending in half a line = %s; want *NeedsRepairError", fakeDescribe(err))
+	assert.Equal(t, 2, nr.Line, "the half line is line 2")
+	assert.Equal(t, 2, f.appendCount(), "neither the tainted store nor the needs-repair store may call AppendFile")
+}
+
+// Rule 10.5.1: the real file system through OSFileIO: append, reopen, read back.
+func TestLab10_5_OSFileIORoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	s := jsonlMustOpen(t, OSFileIO{}, path, "new file on disk")
+	entries := []SessionEntry{user("a", "", "list files"), assistantToolCall("b", "a", "c1"), toolResult("r", "b", "c1")}
+	memRequireCommitted(t, memAppendAll(t, s, entries, "three appends"), entries, "three appends on disk")
+
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err, "the session file must exist after three appends")
+	lines := strings.SplitAfter(string(raw), "\n")
+	require.Len(t, lines, 4, "the file %q must hold three lines, each ending in \"\\n\"", raw)
+	assert.Empty(t, lines[3], "nothing after the third line's \"\\n\"")
+	for i, e := range entries {
+		assert.Equal(t, e, jsonlDecodeLine(t, []byte(lines[i]), "line "+e.ID), "line %d of the file", i+1)
+	}
+
+	s2 := jsonlMustOpen(t, OSFileIO{}, path, "reopen")
+	got, err := fakeEntries(t, s2, "Entries after reopen")
+	require.NoError(t, err)
+	assert.Equal(t, entries, got, "reopening the file gives back the appended entries")
+
+	require.NoError(t, fakeWaitPending(t, fakeAppend(t, s2, metadata("m", "r"), "Append(m)"), "Append(m)"))
+	s3 := jsonlMustOpen(t, OSFileIO{}, path, "reopen again")
+	got, err = fakeEntries(t, s3, "Entries after second reopen")
+	require.NoError(t, err)
+	assert.Equal(t, append(entries, metadata("m", "r")), got)
+}
