@@ -64,12 +64,17 @@ func judge(er *ExerciseReport, expected []expectedTest, sum *testjson.Summary, o
 	switch {
 	case len(expected) == 0:
 		er.Reason = "the course has no tests for this exercise"
-	case out.TimedOut:
+	case out.TimedOut || out.Duration >= timeout:
+		// Either -test.timeout stopped the binary, or the grader killed it.
 		er.Reason = fmt.Sprintf("timed out: still running after %s", timeout)
 	case out.Dropped > 0:
 		er.Reason = fmt.Sprintf("printed more than %d KiB of output; the rest was dropped", outputCap>>10)
 	case len(strangers) > 0:
-		er.Reason = fmt.Sprintf("events for tests that were not run: %s (output that imitates the test runner is not allowed)", strings.Join(strangers, ", "))
+		names := strings.Join(strangers, ", ")
+		if len(strangers) > 3 {
+			names = fmt.Sprintf("%s and %d more", strings.Join(strangers[:3], ", "), len(strangers)-3)
+		}
+		er.Reason = fmt.Sprintf("events for tests that were not run: %s (output that imitates the test runner is not allowed)", names)
 	case countStatus(er.Tests, StatusForged) > 0:
 		er.Reason = "a test reported more than one result (output that imitates the test runner is not allowed)"
 	case countStatus(er.Tests, StatusNotRun) == len(er.Tests):

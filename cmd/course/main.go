@@ -3,12 +3,11 @@
 package main
 
 import (
-	"fmt"
+	"os"
 
-	"github.com/coursekit/course/labs"
-	"github.com/coursekit/course/solutions"
+	"github.com/coursekit/course/cmd/course/internal/cli"
 )
 
 func main() {
-	fmt.Println(labs.FS, solutions.FS)
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

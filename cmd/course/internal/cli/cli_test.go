@@ -1,0 +1,270 @@
+package cli_test
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/cmd/course/internal/cli"
+	"github.com/coursekit/course/grader/lab"
+)
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// run executes the course command line in-process.
+func run(t *testing.T, f *cli.Factory, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if f == nil {
+		f = &cli.Factory{Catalog: lab.Load, BuildInfo: debug.ReadBuildInfo}
+	}
+	f.IO = cli.IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr}
+	code := cli.Run(f, args)
+	return result{code, stdout.String(), stderr.String()}
+}
+
+// snapshot returns every file and directory under dir with its content.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			out[rel+"/"] = ""
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[rel] = string(b)
+		return err
+	}))
+	return out
+}
+
+func TestPracticeCreatesAWorkspace(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mylab")
+	r := run(t, nil, "practice", "10", dir)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Empty(t, r.stderr)
+	assert.FileExists(t, filepath.Join(dir, "session.go"))
+	assert.FileExists(t, filepath.Join(dir, "go.mod"))
+	info, err := lab.ReadWorkspaceInfo(dir)
+	require.NoError(t, err)
+	assert.Equal(t, "10", info.Chapter)
+
+	assert.Contains(t, r.stdout, "Created "+dir+": chapter 10")
+	assert.Contains(t, r.stdout, "Edit:    "+filepath.Join(dir, "session.go"))
+	assert.Contains(t, r.stdout, "  cd "+dir+"\n")
+	assert.Regexp(t, `(?m)^  go test -run Lab10_1 +# exercise 10\.1 \(PathTo\)$`, r.stdout)
+	assert.Regexp(t, `(?m)^  go test -v -run Lab10_1 +# `, r.stdout)
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err == nil {
+		assert.Contains(t, r.stdout, "Read:    "+filepath.Join(dir, "README.md"), "points at the handout")
+	}
+}
+
+func TestPracticeIntoAnEmptyDirectory(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, nil, "practice", "10", dir)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.FileExists(t, filepath.Join(dir, "session.go"))
+}
+
+func TestPracticeQuotesAPathWithSpaces(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my lab")
+	r := run(t, nil, "practice", "10", dir)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "  cd '"+dir+"'\n")
+}
+
+func TestPracticeRefusesABadTargetAndTouchesNothing(t *testing.T) {
+	for name, tc := range map[string]struct {
+		setup  func(t *testing.T, parent string) string
+		reason string
+	}{
+		"non-empty directory": {func(t *testing.T, parent string) string {
+			d := filepath.Join(parent, "mylab")
+			require.NoError(t, os.MkdirAll(filepath.Join(d, "notes"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(d, "session.go"), []byte("package session // my work\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(d, "notes", "todo.txt"), []byte("finish 10.3"), 0o600))
+			return d
+		}, "directory is not empty"},
+		"a file": {func(t *testing.T, parent string) string {
+			p := filepath.Join(parent, "mylab")
+			require.NoError(t, os.WriteFile(p, []byte("not a directory"), 0o644))
+			return p
+		}, "exists and is not a directory"},
+		"missing parent": {func(t *testing.T, parent string) string {
+			return filepath.Join(parent, "nope", "mylab")
+		}, "parent directory does not exist"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			parent := t.TempDir()
+			target := tc.setup(t, parent)
+			before := snapshot(t, parent)
+
+			r := run(t, nil, "practice", "10", target)
+			assert.Equal(t, 2, r.code)
+			assert.Empty(t, r.stdout)
+			assert.Equal(t, "course practice: cannot create the workspace: "+target+": "+tc.reason+"\n"+
+				"Run 'course practice --help' for usage.\n", r.stderr)
+			assert.Equal(t, before, snapshot(t, parent), "byte-identical afterwards")
+		})
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mylab")
+	for _, tc := range []struct {
+		args []string
+		want string // the one-line reason
+		help string // the command whose help is suggested
+	}{
+		{[]string{"frobnicate"}, `course: unknown command "frobnicate"`, "course"},
+		{[]string{"practise", "10", dir}, `course: unknown command "practise" (did you mean "practice"?)`, "course"},
+		{[]string{"--bogus"}, `course: unknown flag: --bogus`, "course"},
+		{[]string{"practice", "--bogus", "10", dir}, `course practice: unknown flag: --bogus`, "course practice"},
+		{[]string{"practice", "-x", "10", dir}, `course practice: unknown shorthand flag: 'x' in -x`, "course practice"},
+		{[]string{"practice"}, `course practice: missing arguments <chapter> and <dir>`, "course practice"},
+		{[]string{"practice", "10"}, `course practice: missing argument <dir>`, "course practice"},
+		{[]string{"practice", "10", dir, "extra"}, `course practice: unexpected argument "extra"`, "course practice"},
+		{[]string{"practice", "11", dir}, `course practice: unknown chapter "11" (known: 10)`, "course practice"},
+		{[]string{"practice", "", dir}, `course practice: unknown chapter "" (known: 10)`, "course practice"},
+		{[]string{"practice", "10", ""}, `course practice: cannot create the workspace: : empty path`, "course practice"},
+		{[]string{"list", "x"}, `course list: unexpected argument "x"`, "course list"},
+		{[]string{"version", "--short"}, `course version: unknown flag: --short`, "course version"},
+		{[]string{"version", "x"}, `course version: unexpected argument "x"`, "course version"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			r := run(t, nil, tc.args...)
+			assert.Equal(t, 2, r.code)
+			assert.Empty(t, r.stdout, "no usage dump")
+			assert.Equal(t, tc.want+"\nRun '"+tc.help+" --help' for usage.\n", r.stderr)
+			assert.NoDirExists(t, dir)
+		})
+	}
+}
+
+func TestFailureWhileRunningIsExitStatus1(t *testing.T) {
+	broken := errors.New("labs/10-session/.meta/lab.json: broken")
+	f := &cli.Factory{Catalog: func() (*lab.Catalog, error) { return nil, broken }}
+	for _, args := range [][]string{{"list"}, {"practice", "10", filepath.Join(t.TempDir(), "x")}} {
+		r := run(t, f, args...)
+		assert.Equal(t, 1, r.code, args)
+		assert.Equal(t, "course "+args[0]+": "+broken.Error()+"\n", r.stderr, "no usage hint: the command line was fine")
+	}
+}
+
+func TestExitErrorUnwraps(t *testing.T) {
+	inner := &lab.UnknownChapterError{Chapter: "9"}
+	err := error(&cli.ExitError{Code: cli.ExitUsage, Err: inner})
+	var uc *lab.UnknownChapterError
+	assert.ErrorAs(t, err, &uc)
+	assert.Equal(t, inner.Error(), err.Error())
+}
+
+func TestHelpEverywhere(t *testing.T) {
+	for _, args := range [][]string{
+		{}, {"--help"}, {"-h"}, {"help"}, {"help", "practice"},
+		{"practice", "--help"}, {"list", "--help"}, {"version", "--help"},
+		{"completion", "--help"}, {"completion", "bash", "--help"},
+	} {
+		r := run(t, nil, args...)
+		assert.Equal(t, 0, r.code, args)
+		assert.Contains(t, r.stdout, "Usage:", args)
+		assert.Empty(t, r.stderr, args)
+	}
+	r := run(t, nil, "practice", "--help")
+	assert.Contains(t, r.stdout, "course practice <chapter> <dir>")
+	assert.Contains(t, r.stdout, "course practice 10 mylab")
+}
+
+func TestCompletionIsKept(t *testing.T) {
+	r := run(t, nil, "completion", "bash")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "bash completion")
+	r = run(t, nil, "__complete", "pr")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "practice")
+}
+
+func TestListIsAnAlignedTable(t *testing.T) {
+	r := run(t, nil, "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	require.Len(t, lines, 7, r.stdout)
+	header := lines[0]
+	assert.Regexp(t, `^CHAPTER +EXERCISE +NAME +POINTS +PUBLIC TESTS +HIDDEN TESTS$`, header)
+
+	c, err := lab.Load()
+	require.NoError(t, err)
+	l, err := c.Lookup("10")
+	require.NoError(t, err)
+	cols := []string{"EXERCISE", "NAME", "POINTS", "PUBLIC TESTS", "HIDDEN TESTS"}
+	row := regexp.MustCompile(`^(\S+) +(\S+) +(\S+) +(\d+) +(\d+) +(\d+)$`)
+	for i, e := range l.Exercises {
+		line := lines[i+1]
+		m := row.FindStringSubmatch(line)
+		require.NotNil(t, m, line)
+		assert.Equal(t, []string{"10", e.ID, e.Name}, m[1:4])
+		assert.Equal(t, []string{
+			strconv.Itoa(e.Points), strconv.Itoa(len(l.PublicTests(e.ID))), strconv.Itoa(len(l.HiddenTests(e.ID))),
+		}, m[4:7])
+		for _, col := range cols { // every column starts under its heading
+			at := strings.Index(header, col)
+			assert.NotEqual(t, ' ', rune(line[at]), "row %d column %s", i, col)
+			assert.Equal(t, ' ', rune(line[at-1]), "row %d column %s", i, col)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for name, tc := range map[string]struct {
+		info func() (*debug.BuildInfo, bool)
+		want string
+	}{
+		"release": {func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{GoVersion: "go1.24.3", Main: debug.Module{Path: "github.com/coursekit/course", Version: "v1.2.3"},
+				Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123abcd"}, {Key: "vcs.modified", Value: "false"}}}, true
+		}, "course v1.2.3\nrevision 0123abcd\nbuilt with go1.24.3 "},
+		"modified checkout": {func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{GoVersion: "go1.25.0", Main: debug.Module{Version: "(devel)"},
+				Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "fedcba98"}, {Key: "vcs.modified", Value: "true"}}}, true
+		}, "course (devel)\nrevision fedcba98 (modified)\nbuilt with go1.25.0 "},
+		"no build info": {func() (*debug.BuildInfo, bool) { return nil, false }, "course (devel)\nbuilt with go"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := run(t, &cli.Factory{BuildInfo: tc.info}, "version")
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.True(t, strings.HasPrefix(r.stdout, tc.want), r.stdout)
+			assert.Regexp(t, `built with go\S+ \w+/\w+\n$`, r.stdout)
+		})
+	}
+}
+
+func TestMainUsesTheRealStreams(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := cli.Main([]string{"version"}, strings.NewReader(""), &out, &errOut)
+	assert.Equal(t, 0, code)
+	assert.True(t, strings.HasPrefix(out.String(), "course "), out.String())
+	assert.Empty(t, errOut.String())
+
+	out.Reset()
+	code = cli.Main(nil, strings.NewReader(""), &out, &errOut)
+	assert.Equal(t, 0, code, "nil args mean no arguments, not the test binary's")
+	assert.Contains(t, out.String(), "Usage:")
+}

@@ -1,3 +1,0 @@
-package cli
-
-import _ "github.com/stretchr/testify/require"

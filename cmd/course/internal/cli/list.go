@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coursekit/course/grader/lab"
+)
+
+// ListOptions are the inputs of `course list`.
+type ListOptions struct {
+	IO      IOStreams
+	Catalog func() (*lab.Catalog, error)
+}
+
+// NewCmdList returns the `course list` command.
+func NewCmdList(f *Factory) *cobra.Command {
+	opts := &ListOptions{IO: f.IO, Catalog: f.Catalog}
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the labs' exercises, their points and tests",
+		Args:  positional(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runList(opts)
+		},
+	}
+}
+
+func runList(opts *ListOptions) error {
+	catalog, err := opts.Catalog()
+	if err != nil {
+		return failure(err)
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CHAPTER\tEXERCISE\tNAME\tPOINTS\tPUBLIC TESTS\tHIDDEN TESTS")
+	for _, l := range catalog.Labs() {
+		for _, e := range l.Exercises {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\n", l.Chapter, e.ID, e.Name, e.Points,
+				len(l.PublicTests(e.ID)), len(l.HiddenTests(e.ID)))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return failure(err)
+	}
+	return nil
+}

@@ -1,0 +1,405 @@
+// Package lab describes the course's labs as data: each lab's manifest, its
+// exercises and the tests that grade them, read from the embedded lab
+// templates (labs.FS) and reference solutions (solutions.FS). It also writes
+// the two directories made from a lab: a student's workspace and a grading
+// directory.
+//
+// Nothing here is kept by hand: test names come from parsing the test
+// sources, and a workspace's go.mod and go.sum come from the labs module's
+// own, so that a workspace needs exactly the modules the course downloaded.
+package lab
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/coursekit/course/labs"
+	"github.com/coursekit/course/solutions"
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
+)
+
+// Paths inside the labs file system.
+const (
+	// ManifestPath is where a lab directory keeps its manifest.
+	ManifestPath = ".meta/lab.json"
+	// MetaDir holds files for the tool only; it is never copied.
+	MetaDir = ".meta"
+	// HiddenDir holds the hidden tests; only grading directories get them.
+	HiddenDir = ".hidden"
+)
+
+// Manifest is a lab's .meta/lab.json.
+type Manifest struct {
+	Chapter   string     `json:"chapter"`
+	Slug      string     `json:"slug"`
+	Title     string     `json:"title"`
+	Package   string     `json:"package"`
+	Module    string     `json:"module"`
+	Editable  []string   `json:"editable"`
+	Exercises []Exercise `json:"exercises"`
+}
+
+// Exercise is one graded exercise of a lab. Its tests are the test
+// functions whose names start with TestPrefix.
+type Exercise struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	TestPrefix string `json:"test_prefix"`
+	Points     int    `json:"points"`
+}
+
+// Lab is one lab of the catalog: its manifest, the test functions found in
+// its sources, and the files it is made of.
+type Lab struct {
+	Manifest
+
+	labsFS      fs.FS // the labs module root: go.mod, go.sum, <slug>/...
+	solutionsFS fs.FS // the solutions module root: <slug>/...
+
+	public, hidden []string // test function names, file order then source order
+	goMod, goSum   []byte   // what a workspace gets
+}
+
+// Catalog is the set of labs the course carries.
+type Catalog struct {
+	labs []*Lab // sorted by chapter
+}
+
+// Load reads the labs embedded in the course tool.
+func Load() (*Catalog, error) {
+	return LoadFS(labs.FS, solutions.FS)
+}
+
+// LoadFS reads the labs from labsFS, laid out like the labs module (go.mod,
+// go.sum, and one directory per lab holding .meta/lab.json), with their
+// reference solutions in solutionsFS (one directory per lab).
+func LoadFS(labsFS, solutionsFS fs.FS) (*Catalog, error) {
+	goMod, err := fs.ReadFile(labsFS, "go.mod")
+	if err != nil {
+		return nil, fmt.Errorf("labs module: %w", err)
+	}
+	goSum, err := fs.ReadFile(labsFS, "go.sum")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("labs module: %w", err)
+	}
+	dirs, err := fs.ReadDir(labsFS, ".")
+	if err != nil {
+		return nil, fmt.Errorf("labs module: %w", err)
+	}
+	c := &Catalog{}
+	seen := map[string]string{} // chapter -> slug
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		if _, err := fs.Stat(labsFS, path.Join(d.Name(), ManifestPath)); err != nil {
+			continue // not a lab directory
+		}
+		l, err := loadLab(labsFS, solutionsFS, d.Name(), goMod, goSum)
+		if err != nil {
+			return nil, err
+		}
+		if other, ok := seen[l.Chapter]; ok {
+			return nil, &ManifestError{Path: path.Join(d.Name(), ManifestPath),
+				Err: fmt.Errorf("chapter %q is also lab %s", l.Chapter, other)}
+		}
+		seen[l.Chapter] = l.Slug
+		c.labs = append(c.labs, l)
+	}
+	sort.Slice(c.labs, func(i, j int) bool { return chapterLess(c.labs[i].Chapter, c.labs[j].Chapter) })
+	return c, nil
+}
+
+// chapterLess orders chapters numerically when both are numbers ("9" < "10").
+func chapterLess(a, b string) bool {
+	if len(a) != len(b) && isDigits(a) && isDigits(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) < 0
+}
+
+// Labs returns every lab, by chapter.
+func (c *Catalog) Labs() []*Lab {
+	return slices.Clone(c.labs)
+}
+
+// Chapters returns the chapter of every lab, in order.
+func (c *Catalog) Chapters() []string {
+	out := make([]string, len(c.labs))
+	for i, l := range c.labs {
+		out[i] = l.Chapter
+	}
+	return out
+}
+
+// Lookup returns the lab of chapter, or an *UnknownChapterError.
+func (c *Catalog) Lookup(chapter string) (*Lab, error) {
+	for _, l := range c.labs {
+		if l.Chapter == chapter {
+			return l, nil
+		}
+	}
+	return nil, &UnknownChapterError{Chapter: chapter, Known: c.Chapters()}
+}
+
+func loadLab(labsFS, solutionsFS fs.FS, dir string, goMod, goSum []byte) (*Lab, error) {
+	manifestPath := path.Join(dir, ManifestPath)
+	data, err := fs.ReadFile(labsFS, manifestPath)
+	if err != nil {
+		return nil, &ManifestError{Path: manifestPath, Err: err}
+	}
+	l := &Lab{labsFS: labsFS, solutionsFS: solutionsFS, goSum: goSum}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields() // a misspelt key would otherwise vanish silently
+	if err := dec.Decode(&l.Manifest); err != nil {
+		return nil, &ManifestError{Path: manifestPath, Err: err}
+	}
+	if err := l.Manifest.validate(dir); err != nil {
+		return nil, &ManifestError{Path: manifestPath, Err: err}
+	}
+	if l.goMod, err = workspaceGoMod(goMod, l.Module); err != nil {
+		return nil, err
+	}
+	if l.public, err = testNames(labsFS, dir); err != nil {
+		return nil, err
+	}
+	if l.hidden, err = testNames(labsFS, path.Join(dir, HiddenDir)); err != nil {
+		return nil, err
+	}
+	// Hidden test files sit next to the public ones in a grading directory.
+	for _, h := range l.hiddenFiles() {
+		if _, err := fs.Stat(labsFS, path.Join(dir, path.Base(h))); err == nil {
+			return nil, &ManifestError{Path: path.Join(dir, HiddenDir, path.Base(h)),
+				Err: fmt.Errorf("hidden test file has the name of a public one")}
+		}
+	}
+	return l, nil
+}
+
+// validate checks what the rest of the package relies on.
+func (m *Manifest) validate(dir string) error {
+	switch {
+	case m.Slug != dir:
+		return fmt.Errorf("slug %q differs from its directory %q", m.Slug, dir)
+	case m.Chapter == "":
+		return errors.New("no chapter")
+	case m.Package == "":
+		return errors.New("no package")
+	case module.CheckImportPath(m.Module) != nil:
+		return fmt.Errorf("module %q: %w", m.Module, module.CheckImportPath(m.Module))
+	case len(m.Editable) == 0:
+		return errors.New("no editable file")
+	case len(m.Exercises) == 0:
+		return errors.New("no exercises")
+	}
+	for _, e := range m.Editable {
+		if !fs.ValidPath(e) || e == "." || strings.HasPrefix(e, MetaDir) || strings.HasPrefix(e, HiddenDir) {
+			return fmt.Errorf("editable file %q is not a plain path in the lab", e)
+		}
+	}
+	ids := map[string]bool{}
+	for _, e := range m.Exercises {
+		if e.ID == "" || ids[e.ID] {
+			return fmt.Errorf("exercise id %q is empty or repeated", e.ID)
+		}
+		ids[e.ID] = true
+		if !strings.HasPrefix(e.TestPrefix, "Test") || len(e.TestPrefix) <= len("Test") {
+			return fmt.Errorf("exercise %s: test_prefix %q does not name tests", e.ID, e.TestPrefix)
+		}
+		if e.Points < 0 {
+			return fmt.Errorf("exercise %s: negative points %d", e.ID, e.Points)
+		}
+	}
+	// One test must belong to one exercise only.
+	for _, a := range m.Exercises {
+		for _, b := range m.Exercises {
+			if a.ID != b.ID && strings.HasPrefix(a.TestPrefix, b.TestPrefix) {
+				return fmt.Errorf("exercise %s: test_prefix %q starts with %s's %q", a.ID, a.TestPrefix, b.ID, b.TestPrefix)
+			}
+		}
+	}
+	return nil
+}
+
+// workspaceGoMod is the labs module's go.mod renamed to module.
+func workspaceGoMod(labsGoMod []byte, module string) ([]byte, error) {
+	f, err := modfile.Parse("labs/go.mod", labsGoMod, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.AddModuleStmt(module); err != nil {
+		return nil, fmt.Errorf("labs/go.mod: %w", err)
+	}
+	f.Cleanup()
+	out, err := f.Format()
+	if err != nil {
+		return nil, fmt.Errorf("labs/go.mod: %w", err)
+	}
+	return out, nil
+}
+
+// testNames parses every *_test.go directly in dir (a missing dir has none)
+// and returns its test functions, files in name order, functions in source
+// order.
+func testNames(fsys fs.FS, dir string) ([]string, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if !isGoTestFile(e) {
+			continue
+		}
+		p := path.Join(dir, e.Name())
+		src, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("lab tests: %w", err) // the message starts with p:line:col
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && isTestFunc(fn) {
+				names = append(names, fn.Name.Name)
+			}
+		}
+	}
+	return names, nil
+}
+
+// isGoTestFile reports whether the go command would compile e as a test file.
+func isGoTestFile(e fs.DirEntry) bool {
+	n := e.Name()
+	return !e.IsDir() && strings.HasSuffix(n, "_test.go") && !strings.HasPrefix(n, ".") && !strings.HasPrefix(n, "_")
+}
+
+// isTestFunc applies the go command's rule: a top-level func TestXxx(*testing.T)
+// where Xxx does not start with a lower-case letter.
+func isTestFunc(fn *ast.FuncDecl) bool {
+	name := fn.Name.Name
+	if fn.Recv != nil || !strings.HasPrefix(name, "Test") || fn.Type.TypeParams != nil {
+		return false
+	}
+	if rest := name[len("Test"):]; rest != "" {
+		if r, _ := utf8.DecodeRuneInString(rest); unicode.IsLower(r) {
+			return false
+		}
+	}
+	params := fn.Type.Params.List
+	if len(params) != 1 || len(params[0].Names) > 1 {
+		return false
+	}
+	star, ok := params[0].Type.(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := star.X.(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == "T" // TestMain takes *testing.M
+}
+
+// Exercise returns the exercise with id, or an *UnknownExerciseError.
+func (l *Lab) Exercise(id string) (Exercise, error) {
+	for _, e := range l.Exercises {
+		if e.ID == id {
+			return e, nil
+		}
+	}
+	known := make([]string, len(l.Exercises))
+	for i, e := range l.Exercises {
+		known[i] = e.ID
+	}
+	return Exercise{}, &UnknownExerciseError{Chapter: l.Chapter, ID: id, Known: known}
+}
+
+// PublicTests returns the names of the public tests of exercise exID (the
+// tests a student has), or nil for an unknown exercise.
+func (l *Lab) PublicTests(exID string) []string {
+	return l.grouped(l.public, exID)
+}
+
+// HiddenTests returns the names of the hidden tests of exercise exID (the
+// extra tests only grading runs), or nil for an unknown exercise.
+func (l *Lab) HiddenTests(exID string) []string {
+	return l.grouped(l.hidden, exID)
+}
+
+// UngroupedTests returns the test functions, public or hidden, whose names
+// match no exercise's prefix: tests that no grade would ever count.
+func (l *Lab) UngroupedTests() []string {
+	var out []string
+	for _, n := range slices.Concat(l.public, l.hidden) {
+		if _, ok := l.ExerciseOf(n); !ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// ExerciseOf returns the exercise that test belongs to by its name.
+func (l *Lab) ExerciseOf(test string) (Exercise, bool) {
+	for _, e := range l.Exercises {
+		if strings.HasPrefix(test, e.TestPrefix) {
+			return e, true
+		}
+	}
+	return Exercise{}, false
+}
+
+func (l *Lab) grouped(names []string, exID string) []string {
+	ex, err := l.Exercise(exID)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, ex.TestPrefix) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Solution returns the reference solution of the lab's first editable file.
+func (l *Lab) Solution() ([]byte, error) {
+	p := path.Join(l.Slug, l.Editable[0])
+	b, err := fs.ReadFile(l.solutionsFS, p)
+	if err != nil {
+		return nil, fmt.Errorf("lab %s: solution solutions/%s: %w", l.Chapter, p, err)
+	}
+	return b, nil
+}
+
+// hiddenFiles returns the paths in labsFS of the hidden test files.
+func (l *Lab) hiddenFiles() []string {
+	dir := path.Join(l.Slug, HiddenDir)
+	entries, _ := fs.ReadDir(l.labsFS, dir) // testNames already reported errors
+	var out []string
+	for _, e := range entries {
+		if isGoTestFile(e) {
+			out = append(out, path.Join(dir, e.Name()))
+		}
+	}
+	return out
+}

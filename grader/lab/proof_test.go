@@ -1,0 +1,233 @@
+package lab_test
+
+// The course's own proof: what `course practice` makes is a module that
+// builds and runs offline, the stub fails every test, and the reference
+// solution passes every public and hidden test, also under the race
+// detector. These tests run the real go command, so -short skips them.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/testjson"
+)
+
+// goResult is what one run of the go command did.
+type goResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// tail returns the end of the run's output, enough to see why it failed.
+func (r goResult) tail() string {
+	s := r.stdout + r.stderr
+	if len(s) > 6000 {
+		s = "…" + s[len(s)-6000:]
+	}
+	return s
+}
+
+// goTool finds the go command that is running these tests.
+func goTool(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping the proof, which runs the go command")
+	}
+	exe := "go"
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	// go test puts its own GOROOT/bin first on PATH; GOROOT is the fallback.
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	p := filepath.Join(runtime.GOROOT(), "bin", exe)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("no go command on PATH nor at %s", p)
+	}
+	return p
+}
+
+// runGo runs the go command in dir as a student offline would: no proxy,
+// no workspace file, no toolchain download. The build cache is shared.
+func runGo(t *testing.T, dir string, args ...string) goResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goTool(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+	cmd.WaitDelay = 10 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := goResult{stdout: stdout.String(), stderr: stderr.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("go %s in %s: %v", strings.Join(args, " "), dir, err)
+	}
+	return r
+}
+
+func lab10(t *testing.T) *lab.Lab {
+	t.Helper()
+	c, err := lab.Load()
+	require.NoError(t, err)
+	l, err := c.Lookup("10")
+	require.NoError(t, err)
+	return l
+}
+
+// allTests returns every test of the lab from its sources, public then
+// hidden, and fails t if an exercise has no public test or a test belongs to
+// no exercise.
+func allTests(t *testing.T, l *lab.Lab, withHidden bool) []string {
+	t.Helper()
+	var names []string
+	for _, e := range l.Exercises {
+		pub := l.PublicTests(e.ID)
+		if len(pub) == 0 {
+			t.Errorf("exercise %s has no public test (no func %s… in labs/%s/*_test.go)", e.ID, e.TestPrefix, l.Slug)
+		}
+		names = append(names, pub...)
+		if withHidden {
+			names = append(names, l.HiddenTests(e.ID)...)
+		}
+	}
+	if u := l.UngroupedTests(); len(u) > 0 {
+		t.Errorf("tests that belong to no exercise, so no grade counts them: %v", u)
+	}
+	return names
+}
+
+// topLevel matches the result line of a top-level test in go test's output.
+var topLevel = regexp.MustCompile(`(?m)^--- (?:PASS|FAIL|SKIP): (\S+)`)
+
+func TestProofPracticeWorkspaceRunsEachExerciseOffline(t *testing.T) {
+	goTool(t)
+	t.Parallel()
+	l := lab10(t)
+	ws := filepath.Join(t.TempDir(), "mylab")
+	require.NoError(t, l.WriteWorkspace(ws))
+
+	if r := runGo(t, ws, "vet", "./..."); r.code != 0 {
+		t.Fatalf("go vet in a fresh workspace: exit %d\n%s", r.code, r.tail())
+	}
+	for _, e := range l.Exercises {
+		n := strings.TrimPrefix(e.ID, l.Chapter+".")
+		run := "Lab" + l.Chapter + "_" + n
+		r := runGo(t, ws, "test", "-run", run)
+		out := r.stdout + r.stderr
+		if strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]") {
+			t.Errorf("go test -run %s: the stub does not build:\n%s", run, r.tail())
+			continue
+		}
+		if r.code != 1 {
+			t.Errorf("go test -run %s on the stub: exit %d, want 1 (tests failing)\n%s", run, r.code, r.tail())
+		}
+		ran := topLevel.FindAllStringSubmatch(out, -1)
+		if len(ran) == 0 {
+			t.Errorf("go test -run %s on the stub ran no test\n%s", run, r.tail())
+		}
+		for _, m := range ran {
+			if !strings.HasPrefix(m[1], e.TestPrefix) {
+				t.Errorf("go test -run %s also ran %s, which is not exercise %s's", run, m[1], e.ID)
+			}
+		}
+	}
+}
+
+func TestProofStubFailsEveryTest(t *testing.T) {
+	goTool(t)
+	t.Parallel()
+	l := lab10(t)
+	// The grading directory with the stub is the practice workspace plus
+	// the hidden tests, so one run covers both.
+	dir := filepath.Join(t.TempDir(), "stub")
+	require.NoError(t, l.WriteGradingDir(dir, nil, true))
+	r := runGo(t, dir, "test", "-json", "-count=1")
+	s, err := testjson.Summarize(strings.NewReader(r.stdout))
+	require.NoError(t, err)
+	require.Empty(t, s.BuildFailed, "the stub must build\n%s", r.tail())
+	assert.Equal(t, 1, r.code, "go test exit status on the stub\n%s", r.tail())
+
+	var passed, notRun []string
+	names := allTests(t, l, true)
+	for _, name := range names {
+		res, ok := s.Test(name)
+		switch {
+		case !ok || res.Runs == 0:
+			notRun = append(notRun, name)
+		case res.Status != testjson.ActionFail:
+			passed = append(passed, name+" ("+string(res.Status)+")")
+		}
+	}
+	assert.Empty(t, passed, "tests that do not fail on the stub assert nothing")
+	assert.Empty(t, notRun, "tests from the sources that did not run")
+	for _, res := range s.Tests {
+		if !slices.Contains(names, res.Name) {
+			t.Errorf("%s ran but is not among the tests found in the sources", res.Name)
+		}
+	}
+}
+
+func TestProofSolutionPassesEveryTestWithRace(t *testing.T) {
+	goTool(t)
+	t.Parallel()
+	l := lab10(t)
+	sol, err := l.Solution()
+	require.NoError(t, err)
+	if bytes.Contains(sol, []byte("ErrNotImplemented")) {
+		t.Errorf("solutions/%s/%s still returns ErrNotImplemented: the reference solution is not finished", l.Slug, l.Editable[0])
+	}
+	dir := filepath.Join(t.TempDir(), "solution")
+	require.NoError(t, l.WriteGradingDir(dir, sol, true))
+	r := runGo(t, dir, "test", "-race", "-json", "-count=1")
+	s, err := testjson.Summarize(strings.NewReader(r.stdout))
+	require.NoError(t, err)
+	require.Empty(t, s.BuildFailed, "the solution must build\n%s", r.tail())
+
+	var bad []string
+	for _, name := range allTests(t, l, true) {
+		res, ok := s.Test(name)
+		switch {
+		case !ok:
+			bad = append(bad, name+" (did not run)")
+		case res.Status != testjson.ActionPass || res.Passes != 1 || res.Fails != 0:
+			bad = append(bad, name+" ("+string(res.Status)+")")
+			if len(bad) <= 3 { // enough to see why, not a wall of text
+				t.Logf("%s:\n%s", name, headLines(res.OutputText(), 30))
+			}
+		}
+	}
+	assert.Empty(t, bad, "every public and hidden test must pass on the reference solution")
+	if len(bad) == 0 && r.code != 0 { // e.g. a data race outside any one test
+		t.Errorf("go test -race on the solution: exit %d\n%s", r.code, r.tail())
+	}
+}
+
+// headLines returns the first n lines of s.
+func headLines(s string, n int) string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > n {
+		lines = append(lines[:n], "…\n")
+	}
+	return strings.Join(lines, "")
+}
