@@ -429,19 +429,26 @@ func objectAt(v any, path string) (map[string]any, error) {
 	return obj, nil
 }
 
-// onlyFields rejects the first field (in sorted order, so the error is the
-// same every time) that is not one of known.
+// onlyFields rejects a field that is not one of known: the first in sorted
+// order, so the error is the same every time. Sorting is done only when there
+// is something to report; most objects are fine.
 func onlyFields(obj map[string]any, path string, known ...string) error {
-	for _, k := range sortedKeys(obj) {
-		found := false
+	isKnown := func(k string) bool {
 		for _, want := range known {
 			if k == want {
-				found = true
-				break
+				return true
 			}
 		}
-		if !found {
-			return fieldErr(childPath(path, k), "is not a known field here (known: %s)", strings.Join(known, ", "))
+		return false
+	}
+	for k := range obj {
+		if isKnown(k) {
+			continue
+		}
+		for _, k := range sortedKeys(obj) {
+			if !isKnown(k) {
+				return fieldErr(childPath(path, k), "is not a known field here (known: %s)", strings.Join(known, ", "))
+			}
 		}
 	}
 	return nil
