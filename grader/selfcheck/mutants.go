@@ -1,0 +1,114 @@
+// Package selfcheck proves that a lab's tests tell right from wrong: the
+// stub fails every test, the reference solution and the alternative
+// solutions pass every test, and every mutant (a plausible wrong solution,
+// kept as a small patch of the reference) fails at least one test of the
+// exercise it models a mistake of.
+package selfcheck
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/bluekeyes/go-gitdiff/gitdiff"
+)
+
+// Mutant is a plausible wrong solution: the reference solution with one
+// mistake a student could make, kept as a patch so it stays small and says
+// exactly what differs.
+type Mutant struct {
+	// ID is the patch's file name without .patch, e.g. "10.5-tainted-keeps-writing".
+	ID string
+	// Exercise is the exercise whose tests must catch it ("10.5").
+	Exercise string
+	// Mistake says in one sentence what the mutant gets wrong.
+	Mistake string
+	// Patch is the unified diff against the reference session.go.
+	Patch []byte
+}
+
+// MutantError reports a mutant file that cannot be used.
+type MutantError struct {
+	File string
+	Err  error
+}
+
+func (e *MutantError) Error() string { return e.File + ": " + e.Err.Error() }
+func (e *MutantError) Unwrap() error { return e.Err }
+
+// LoadMutants reads every *.patch in dir of fsys. A patch starts with a
+// header of "Key: value" lines (Exercise and Mistake are required), then
+// the diff:
+//
+//	Exercise: 10.5
+//	Mistake: the failed write does not taint the writer
+//
+//	--- a/session.go
+//	+++ b/session.go
+//	@@ ...
+func LoadMutants(fsys fs.FS, dir string) ([]Mutant, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Mutant
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".patch") {
+			continue
+		}
+		p := path.Join(dir, e.Name())
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, err
+		}
+		m := Mutant{ID: strings.TrimSuffix(e.Name(), ".patch"), Patch: data}
+		_, preamble, err := gitdiff.Parse(bytes.NewReader(data))
+		if err != nil {
+			return nil, &MutantError{File: p, Err: err}
+		}
+		sc := bufio.NewScanner(strings.NewReader(preamble))
+		for sc.Scan() {
+			key, value, ok := strings.Cut(sc.Text(), ": ")
+			if !ok {
+				continue
+			}
+			switch key {
+			case "Exercise":
+				m.Exercise = strings.TrimSpace(value)
+			case "Mistake":
+				m.Mistake = strings.TrimSpace(value)
+			}
+		}
+		if m.Exercise == "" || m.Mistake == "" {
+			return nil, &MutantError{File: p, Err: fmt.Errorf("header needs an Exercise: and a Mistake: line")}
+		}
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// Apply returns the reference solution with the mutant's patch applied. A
+// patch that no longer applies (the solution changed under it) is an error,
+// so a stale mutant is noticed instead of silently testing nothing.
+func (m Mutant) Apply(solution []byte) ([]byte, error) {
+	files, _, err := gitdiff.Parse(bytes.NewReader(m.Patch))
+	if err != nil {
+		return nil, &MutantError{File: m.ID, Err: err}
+	}
+	if len(files) != 1 {
+		return nil, &MutantError{File: m.ID, Err: fmt.Errorf("patch changes %d files, want exactly session.go", len(files))}
+	}
+	var out bytes.Buffer
+	if err := gitdiff.Apply(&out, bytes.NewReader(solution), files[0]); err != nil {
+		return nil, &MutantError{File: m.ID, Err: fmt.Errorf("no longer applies to the reference solution: %w", err)}
+	}
+	if bytes.Equal(out.Bytes(), solution) {
+		return nil, &MutantError{File: m.ID, Err: fmt.Errorf("patch changes nothing")}
+	}
+	return out.Bytes(), nil
+}
