@@ -59,6 +59,9 @@ type Options struct {
 	// NoSandbox runs student code in a process group only, without
 	// namespaces or a user change.
 	NoSandbox bool
+	// Race builds with the race detector, so a data race fails the test it
+	// happens in. It needs cgo and a C compiler, and makes builds slower.
+	Race bool
 	// TempDir is where private work directories are made; os.TempDir() if empty.
 	TempDir string
 }
@@ -137,8 +140,16 @@ func New(opts Options) (*Grader, error) {
 	return g, nil
 }
 
+// GoBin returns the go command the grader builds with.
+func (g *Grader) GoBin() string { return g.goBin }
+
 // readPrivateTests reads the *_test.go files of dir and the test names in them.
 func readPrivateTests(dir string) (map[string][]byte, []string, error) {
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, nil, fmt.Errorf("--tests %s: %s", dir, describeFSError(err))
+	} else if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("--tests %s: not a directory", dir)
+	}
 	names, err := lab.TestNames(os.DirFS(dir), ".")
 	if err != nil {
 		return nil, nil, fmt.Errorf("--tests %s: %w", dir, err)
@@ -184,7 +195,7 @@ func findGo(explicit string) (string, error) {
 // (building it into the build cache first if needed).
 func findTest2JSON(goBin string) (string, error) {
 	cmd := exec.Command(goBin, "tool", "-n", "test2json")
-	cmd.Env = buildEnv()
+	cmd.Env = buildEnv(false)
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("%w: go tool -n test2json: %v", ErrNoToolchain, err)
@@ -194,7 +205,8 @@ func findTest2JSON(goBin string) (string, error) {
 
 // Grade grades one submission. The report says what happened, including a
 // rejected file or a failed build; the error is only for the grader's own
-// trouble (no temporary directory, say), which makes the grade unknown.
+// trouble (no temporary directory, say), which makes the grade unknown, and
+// for ctx ending before the grade is known (then it is ctx.Err()).
 func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 	started := time.Now()
 	l := g.opts.Lab
@@ -243,8 +255,24 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 		return nil, fmt.Errorf("grader: %w", err)
 	}
 
+	if !g.opts.SkipPolicy {
+		if err := CheckTestReferences(srcDir, editable); err != nil {
+			var pe *PolicyError
+			if !errors.As(err, &pe) {
+				return nil, fmt.Errorf("grader: %w", err)
+			}
+			rep.Build = Build{OK: false, Output: err.Error(), Rejected: true}
+			v := pe.Violations[0]
+			g.failAll(rep, fmt.Sprintf("rejected before building: %s:%d: %s", pe.File, v.Line, v.Problem))
+			return g.finish(rep, started), nil
+		}
+	}
+
 	bin := filepath.Join(work, "bin", "lab.test")
 	rep.Build = g.build(ctx, srcDir, bin)
+	if err := ctx.Err(); err != nil {
+		return nil, err // cancelled: the build's failure says nothing about the submission
+	}
 	if !rep.Build.OK {
 		g.failAll(rep, "the submission does not build")
 		return g.finish(rep, started), nil
@@ -259,6 +287,9 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 		exRep, iso, err := g.runExercise(ctx, work, bin, ex)
 		if err != nil {
 			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err // cancelled: the run was killed, not judged
 		}
 		rep.Isolation = iso
 		rep.Exercises = append(rep.Exercises, exRep)
@@ -289,7 +320,7 @@ func (g *Grader) failAll(rep *Report, reason string) {
 // buildEnv is the toolchain's environment: this machine's, with the module
 // proxy and cgo off and the local toolchain forced, so a build can neither
 // download anything nor compile C.
-func buildEnv() []string {
+func buildEnv(race bool) []string {
 	env := []string{}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -299,7 +330,23 @@ func buildEnv() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local", "CGO_ENABLED=0", "GOWORK=off", "GOENV=off")
+	cgo := "CGO_ENABLED=0"
+	if race {
+		cgo = "CGO_ENABLED=1" // the race detector's runtime needs cgo; the policy still forbids import "C"
+	}
+	return append(env, "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local", cgo, "GOWORK=off", "GOENV=off")
+}
+
+// buildArgs are the go test -c arguments. No vet, no optimisation, no debug
+// information: the binary runs a few quick tests once, so every second of
+// compiling and linking saved is most of a submission's grading time (see
+// docs/performance.md).
+func (g *Grader) buildArgs(bin string) []string {
+	args := []string{"test", "-c", "-vet=off", "-ldflags=-s -w", "-gcflags=-N -l -dwarf=false", "-o", bin}
+	if g.opts.Race {
+		args = append(args, "-race")
+	}
+	return append(args, ".")
 }
 
 func (g *Grader) build(ctx context.Context, srcDir, bin string) Build {
@@ -307,13 +354,10 @@ func (g *Grader) build(ctx context.Context, srcDir, bin string) Build {
 		return Build{Output: err.Error()}
 	}
 	out := runJob(ctx, job{
-		Path: g.goBin,
-		// No vet, no optimisation, no debug info: the binary runs a few
-		// quick tests once, so every second of compiling and linking saved
-		// is most of a submission's grading time (see docs/performance.md).
-		Args:    []string{"test", "-c", "-vet=off", "-ldflags=-s -w", "-gcflags=-N -l -dwarf=false", "-o", bin, "."},
+		Path:    g.goBin,
+		Args:    g.buildArgs(bin),
 		Dir:     srcDir,
-		Env:     buildEnv(),
+		Env:     buildEnv(g.opts.Race),
 		Timeout: g.opts.BuildTimeout,
 		Cap:     64 << 10,
 	}, g.trusted)
@@ -372,6 +416,9 @@ func (g *Grader) runExercise(ctx context.Context, work, bin string, ex lab.Exerc
 	if out.StartErr != nil {
 		return er, out.Isolation, fmt.Errorf("grader: cannot run the test binary: %w", out.StartErr)
 	}
+	// File names in test output are relative to the grading directory, as
+	// the build's are: its temporary path is noise to a reader.
+	out.Output = bytes.ReplaceAll(out.Output, []byte(filepath.Join(work, "src")+string(filepath.Separator)), nil)
 	er.Seconds = out.Duration.Seconds()
 	sum, err := g.events(ctx, out.Output)
 	if err != nil {

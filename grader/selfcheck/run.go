@@ -1,0 +1,296 @@
+package selfcheck
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/labs"
+	"github.com/coursekit/course/solutions"
+)
+
+// Kind is what a candidate is, which decides what it must do.
+type Kind string
+
+// The kinds of candidate, and what each must do:
+const (
+	KindStub        Kind = "stub"        // fail every test
+	KindSolution    Kind = "solution"    // pass every test, also under -race
+	KindAlternative Kind = "alternative" // pass every test, also under -race
+	KindMutant      Kind = "mutant"      // fail at least one test of its exercise
+)
+
+// Candidate is one implementation the self-check grades.
+type Candidate struct {
+	Kind     Kind
+	Name     string
+	Exercise string // mutants only: the exercise whose tests must catch it
+	Mistake  string // mutants only
+	Source   []byte
+}
+
+// Result is what the self-check found for one candidate.
+type Result struct {
+	Candidate
+	// OK is true when the candidate did what its kind must do.
+	OK bool
+	// Detail says what happened: the tests that killed a mutant, the tests
+	// a solution failed, the tests that passed on the stub.
+	Detail string
+	// KilledBy lists, for a mutant, the failing tests of its exercise.
+	KilledBy []string
+	// Failing and Total count the candidate's failing tests and all tests.
+	Failing, Total int
+	Report         *grader.Report
+}
+
+// Summary is the whole self-check of one lab.
+type Summary struct {
+	Lab     string
+	Results []Result
+	Seconds float64
+}
+
+// Counts returns (ok, total) over the results of one kind.
+func (s *Summary) Counts(k Kind) (ok, total int) {
+	for _, r := range s.Results {
+		if r.Kind == k {
+			total++
+			if r.OK {
+				ok++
+			}
+		}
+	}
+	return ok, total
+}
+
+// StubTests returns how many of the stub's tests fail, of how many.
+func (s *Summary) StubTests() (failing, total int) {
+	for _, r := range s.Results {
+		if r.Kind == KindStub {
+			return r.Failing, r.Total
+		}
+	}
+	return 0, 0
+}
+
+// OK reports whether every candidate did what it must.
+func (s *Summary) OK() bool {
+	for _, r := range s.Results {
+		if !r.OK {
+			return false
+		}
+	}
+	return len(s.Results) > 0
+}
+
+// Options configure Run.
+type Options struct {
+	Lab *lab.Lab
+	// Jobs is how many candidates are graded at once; the number of cores if zero.
+	Jobs int
+	// Timeout bounds one exercise's run; grader.DefaultTimeout if zero.
+	Timeout time.Duration
+	// NoRace skips the race detector for the solutions (when there is no C compiler).
+	NoRace bool
+	// Progress, if set, is called after each candidate is graded.
+	Progress func(done, total int, r Result)
+}
+
+// Candidates lists what the self-check grades for l: the stub, the reference
+// solution, every alternative solution and every mutant.
+func Candidates(l *lab.Lab) ([]Candidate, error) {
+	stub, err := fs.ReadFile(labs.FS, path.Join(l.Slug, l.Editable[0]))
+	if err != nil {
+		return nil, err
+	}
+	sol, err := l.Solution()
+	if err != nil {
+		return nil, err
+	}
+	out := []Candidate{
+		{Kind: KindStub, Name: "stub", Source: stub},
+		{Kind: KindSolution, Name: "reference", Source: sol},
+	}
+	altDir := path.Join(l.Slug, "alternatives")
+	alts, err := fs.ReadDir(solutions.FS, altDir)
+	if err == nil {
+		for _, d := range alts {
+			if !d.IsDir() {
+				continue
+			}
+			src, err := fs.ReadFile(solutions.FS, path.Join(altDir, d.Name(), l.Editable[0]))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Candidate{Kind: KindAlternative, Name: d.Name(), Source: src})
+		}
+	}
+	mutants, err := LoadMutants(solutions.FS, path.Join(l.Slug, "mutants"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, m := range mutants {
+		src, err := m.Apply(sol)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Candidate{Kind: KindMutant, Name: m.ID, Exercise: m.Exercise, Mistake: m.Mistake, Source: src})
+	}
+	return out, nil
+}
+
+// Run grades every candidate of opts.Lab through the grader, with the
+// hidden tests, and judges each by its kind. The error is for trouble that
+// stops the self-check itself (no toolchain, a mutant that no longer
+// applies); a candidate that misbehaves is a Result with OK false.
+func Run(ctx context.Context, opts Options) (*Summary, error) {
+	start := time.Now()
+	cands, err := Candidates(opts.Lab)
+	if err != nil {
+		return nil, err
+	}
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	plain, err := grader.New(grader.Options{Lab: opts.Lab, Hidden: true, Timeout: opts.Timeout})
+	if err != nil {
+		return nil, err
+	}
+	race, err := grader.New(grader.Options{Lab: opts.Lab, Hidden: true, Timeout: opts.Timeout, Race: !opts.NoRace})
+	if err != nil {
+		return nil, err
+	}
+
+	results := make([]Result, len(cands))
+	var (
+		mu       sync.Mutex
+		done     int
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	sem := make(chan struct{}, jobs)
+	for i, c := range cands {
+		wg.Add(1)
+		go func(i int, c Candidate) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			g := plain
+			if c.Kind == KindSolution || c.Kind == KindAlternative {
+				g = race
+			}
+			rep, err := g.Grade(ctx, &grader.Submission{Name: c.Name, Path: string(c.Kind) + ":" + c.Name,
+				Files: map[string][]byte{opts.Lab.Editable[0]: c.Source}})
+			var fuzzErr error
+			if err == nil && (c.Kind == KindSolution || c.Kind == KindAlternative) {
+				fuzzErr = FuzzSeeds(ctx, opts.Lab, g.GoBin(), c.Source)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("self-check of %s %s: %w", c.Kind, c.Name, err)
+				}
+				return
+			}
+			results[i] = judge(c, rep)
+			if fuzzErr != nil {
+				results[i].OK = false
+				results[i].Detail += "; " + fuzzErr.Error()
+			}
+			done++
+			if opts.Progress != nil {
+				opts.Progress(done, len(cands), results[i])
+			}
+		}(i, c)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return &Summary{Lab: opts.Lab.Chapter, Results: results, Seconds: time.Since(start).Seconds()}, nil
+}
+
+// judge decides whether a graded candidate did what its kind must.
+func judge(c Candidate, rep *grader.Report) Result {
+	r := Result{Candidate: c, Report: rep}
+	var passing []string
+	for _, ex := range rep.Exercises {
+		for _, t := range ex.Tests {
+			r.Total++
+			if t.Status == grader.StatusPass {
+				passing = append(passing, t.Name)
+			} else {
+				r.Failing++
+			}
+		}
+	}
+	switch c.Kind {
+	case KindStub:
+		r.OK = rep.Build.OK && len(passing) == 0 && r.Total > 0
+		r.Detail = fmt.Sprintf("%d of %d tests fail", r.Failing, r.Total)
+		if !rep.Build.OK {
+			r.Detail = "the stub does not build: " + firstLine(rep.Build.Output)
+		} else if len(passing) > 0 {
+			r.Detail += "; these pass on the stub, so they assert nothing: " + strings.Join(passing, ", ")
+		}
+	case KindSolution, KindAlternative:
+		r.OK = rep.Build.OK && r.Failing == 0 && r.Total > 0
+		r.Detail = fmt.Sprintf("%d of %d tests pass", r.Total-r.Failing, r.Total)
+		if !rep.Build.OK {
+			r.Detail = "does not build: " + firstLine(rep.Build.Output)
+		} else if r.Failing > 0 {
+			var failing []string
+			for _, ex := range rep.Exercises {
+				for _, t := range ex.Tests {
+					if t.Status != grader.StatusPass {
+						failing = append(failing, t.Name+" ("+t.Status+")")
+					}
+				}
+			}
+			r.Detail += "; failing: " + strings.Join(failing, ", ")
+		}
+	case KindMutant:
+		if !rep.Build.OK {
+			r.Detail = "the mutant does not build, so it proves nothing: " + firstLine(rep.Build.Output)
+			break
+		}
+		for _, ex := range rep.Exercises {
+			if ex.ID != c.Exercise {
+				continue
+			}
+			for _, t := range ex.Tests {
+				if t.Status != grader.StatusPass {
+					r.KilledBy = append(r.KilledBy, t.Name)
+				}
+			}
+			if ex.Reason != "" && strings.Contains(ex.Reason, "timed out") {
+				r.Detail = "killed by a timeout, which costs every grading run the whole limit: "
+			}
+		}
+		sort.Strings(r.KilledBy)
+		r.OK = len(r.KilledBy) > 0
+		if r.OK {
+			r.Detail += "killed by " + strings.Join(r.KilledBy, ", ")
+		} else {
+			r.Detail = "SURVIVED: every test of " + c.Exercise + " passes on it"
+		}
+	}
+	return r
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}

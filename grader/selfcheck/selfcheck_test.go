@@ -1,0 +1,40 @@
+package selfcheck
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/coursekit/course/grader/lab"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSelfcheck is the course's proof that its tests tell right from wrong,
+// run on every CI run: the stub fails every test, the reference and the
+// alternative solutions pass every test under -race (and their fuzz seeds),
+// and every mutant fails a test of the exercise it breaks.
+func TestSelfcheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grades every mutant and solution")
+	}
+	cat, err := lab.Load()
+	require.NoError(t, err)
+	for _, l := range cat.Labs() {
+		sum, err := Run(context.Background(), Options{Lab: l})
+		require.NoError(t, err)
+		var bad []string
+		for _, r := range sum.Results {
+			if !r.OK {
+				bad = append(bad, fmt.Sprintf("%s %s: %s", r.Kind, r.Name, r.Detail))
+			}
+		}
+		killed, mutants := sum.Counts(KindMutant)
+		alts, altTotal := sum.Counts(KindAlternative)
+		failing, total := sum.StubTests()
+		t.Logf("lab %s: mutants killed %d/%d, alternatives accepted %d/%d, stub tests failing %d/%d (%.0fs)",
+			l.Chapter, killed, mutants, alts, altTotal, failing, total, sum.Seconds)
+		require.Empty(t, bad, "lab %s self-check found problems:\n%s", l.Chapter, strings.Join(bad, "\n"))
+		require.GreaterOrEqual(t, mutants, 3*len(l.Exercises), "lab %s keeps fewer than three mutants per exercise", l.Chapter)
+	}
+}
