@@ -56,7 +56,7 @@ func BenchmarkGrade(b *testing.B) {
 			for _, ex := range l.Exercises {
 				cmd := exec.Command(goBin, "test", "-count=1", "-run", "^"+ex.TestPrefix, ".")
 				cmd.Dir = ws
-				cmd.Env = buildEnv()
+				cmd.Env = buildEnv(false)
 				if out, err := cmd.CombinedOutput(); err != nil {
 					b.Fatalf("go test -run %s: %v\n%s", ex.TestPrefix, err, out)
 				}

@@ -190,3 +190,88 @@ func assertNoProcessLeft(t *testing.T, work string) {
 		}
 	}
 }
+
+func TestGradeCancelledIsAnErrorNotAVerdict(t *testing.T) {
+	g, err := New(Options{Lab: testLab(t), TempDir: t.TempDir()})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sub := &Submission{Name: "x", Path: "x", Files: map[string][]byte{"session.go": solutionSource(t)}}
+	rep, err := g.Grade(ctx, sub)
+	assert.ErrorIs(t, err, context.Canceled, "a killed build says nothing about the submission")
+	assert.Nil(t, rep)
+}
+
+func TestWriteTextKeepsColumnsNarrow(t *testing.T) {
+	rep := &Report{Submission: "s", Lab: "10", Path: "s", Build: Build{OK: true}, Exercises: []ExerciseReport{
+		{ID: "10.1", Name: "PathTo", MaxPoints: 15, Reason: "a reason much longer than any exercise's name",
+			Tests: []TestReport{{Name: "TestLab10_1_X", Status: StatusFail}}},
+		{ID: "10.2", Name: "ParseSessionEntry", Passed: true, Points: 20, MaxPoints: 20,
+			Tests: []TestReport{{Name: "TestLab10_2_X", Status: StatusPass}}},
+	}, Score: 20, MaxScore: 35}
+	lines := strings.Split(textReport(rep), "\n")
+	assert.Equal(t, []string{
+		"EXERCISE  NAME               RESULT  TESTS  POINTS",
+		"10.1      PathTo             FAIL    0/1    0/15",
+		"          a reason much longer than any exercise's name",
+		"          first failure: TestLab10_1_X (fail)",
+		"10.2      ParseSessionEntry  pass    1/1    20/20",
+	}, lines[1:6])
+}
+
+func TestPrivateTestsDirMustExist(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "private")
+	_, err := New(Options{Lab: testLab(t), TestsDir: missing})
+	assert.EqualError(t, err, "--tests "+missing+": no such file or directory")
+}
+
+func TestWriteTextAlignsColouredColumns(t *testing.T) {
+	rep := &Report{Submission: "s", Lab: "10", Path: "s", Build: Build{OK: true}, Exercises: []ExerciseReport{
+		{ID: "10.1", Name: "PathTö", Passed: true, Points: 15, MaxPoints: 15, Tests: []TestReport{{Name: "TestLab10_1_X", Status: StatusPass}}},
+		{ID: "10.2", Name: "Parse", MaxPoints: 20, Reason: "1 of 1 tests failed", Tests: []TestReport{{Name: "TestLab10_2_X", Status: StatusFail}}},
+	}, MaxScore: 35}
+	var b strings.Builder
+	require.NoError(t, WriteText(&b, rep, Style{Color: true}))
+	lines := strings.Split(b.String(), "\n")
+	assert.Equal(t, []string{
+		"EXERCISE  NAME    RESULT  TESTS  POINTS",
+		"10.1      PathTö  \x1b[32mpass\x1b[0m    1/1    15/15",
+		"10.2      Parse   \x1b[31mFAIL\x1b[0m    0/1    0/20",
+		"          \x1b[2m1 of 1 tests failed\x1b[0m",
+	}, lines[1:5])
+}
+
+func TestCheckTestReferences(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644))
+	}
+	write("given.go", "package session\n\nfunc shared() int { return 1 }\n")
+	write("a_test.go", "package session\n\ntype fakeFS struct{}\n\nfunc chapterTree() int { return 2 }\n\nfunc shared2() {}\n")
+	write("session.go", `package session
+
+func uses(x any) int {
+	ids := 3 // a local that a test's name would not clash with
+	_ = ids
+	if _, ok := x.(*fakeFS); ok {
+		return shared()
+	}
+	return chapterTree()
+}
+`)
+	err := CheckTestReferences(dir, "session.go")
+	var pe *PolicyError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, []Violation{
+		{Line: 6, Problem: "fakeFS is declared only in the course's tests; the file must build without them"},
+		{Line: 9, Problem: "chapterTree is declared only in the course's tests; the file must build without them"},
+	}, pe.Violations)
+
+	write("session.go", "package session\n\nfunc uses() int { return shared() + len(\"x\") }\n")
+	assert.NoError(t, CheckTestReferences(dir, "session.go"))
+}
+
+func TestFailureExcerptKeepsDiffHeaders(t *testing.T) {
+	out := "=== RUN   TestX\n    x_test.go:1: \n        \tDiff:\n        \t--- Expected\n        \t+++ Actual\n--- FAIL: TestX (0.00s)\n"
+	assert.Equal(t, "    x_test.go:1: \n        \tDiff:\n        \t--- Expected\n        \t+++ Actual\n", failureExcerpt(out))
+}

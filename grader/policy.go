@@ -5,6 +5,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,4 +104,87 @@ func CheckPolicy(name string, src []byte, pkg string) error {
 	}
 	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Line < vs[j].Line })
 	return &PolicyError{File: name, Violations: vs}
+}
+
+// CheckTestReferences checks that the student file name in the grading
+// directory dir uses nothing that only the directory's test files declare.
+// go test compiles a package's files and its in-package tests as one
+// package, so a student file could call a test's helpers or look inside its
+// fakes; go build refuses such a file ("undefined"), and so does the grader.
+func CheckTestReferences(dir, name string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	declared := map[string]bool{} // by a non-test file other than name
+	testOnly := map[string]bool{}
+	var student *ast.File
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		if e.Name() == name {
+			src, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				return err
+			}
+			// With object resolution: f.Unresolved is every identifier the
+			// file uses but does not declare itself.
+			if student, err = parser.ParseFile(fset, name, src, 0); err != nil {
+				return nil // the compiler explains syntax errors better
+			}
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.SkipObjectResolution)
+		if err != nil {
+			continue // the build reports it
+		}
+		into := declared
+		if strings.HasSuffix(e.Name(), "_test.go") {
+			into = testOnly
+		}
+		for _, n := range topLevelNames(f) {
+			into[n] = true
+		}
+	}
+	if student == nil {
+		return nil
+	}
+	var vs []Violation
+	for _, id := range student.Unresolved {
+		if testOnly[id.Name] && !declared[id.Name] {
+			vs = append(vs, Violation{Line: fset.Position(id.Pos()).Line,
+				Problem: fmt.Sprintf("%s is declared only in the course's tests; the file must build without them", id.Name)})
+		}
+	}
+	if len(vs) == 0 {
+		return nil
+	}
+	return &PolicyError{File: name, Violations: vs}
+}
+
+// topLevelNames returns the package-level names a file declares (not methods).
+func topLevelNames(f *ast.File) []string {
+	var names []string
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				names = append(names, d.Name.Name)
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						names = append(names, n.Name)
+					}
+				case *ast.TypeSpec:
+					names = append(names, s.Name.Name)
+				}
+			}
+		}
+	}
+	return names
 }

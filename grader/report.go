@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -111,24 +112,44 @@ func WriteText(w io.Writer, r *Report, st Style) error {
 		}
 		fmt.Fprintf(w, "%s:\n%s\n", st.Fail(what), indent(strings.TrimRight(r.Build.Output, "\n"), "  "))
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	// The rows are aligned first, then coloured, and the notes under a
+	// failing row put in afterwards, starting under NAME: tabwriter counts
+	// colour codes as text, and a note in a cell would widen its column.
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "EXERCISE\tNAME\tRESULT\tTESTS\tPOINTS")
-	for _, ex := range r.Exercises {
-		verdict := st.Pass("pass")
+	notes := make([][]string, len(r.Exercises))
+	for i, ex := range r.Exercises {
+		verdict := "pass"
 		if !ex.Passed {
-			verdict = st.Fail("FAIL")
+			verdict = "FAIL"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d/%d\n", ex.ID, ex.Name, verdict, ex.TestsPassed(), len(ex.Tests), ex.Points, ex.MaxPoints)
 		if ex.Passed || !r.Build.OK {
 			continue
 		}
-		fmt.Fprintf(tw, "\t%s\t\t\t\n", st.Dim(ex.Reason))
+		notes[i] = append(notes[i], st.Dim(ex.Reason))
 		if t, ok := ex.FirstFailure(); ok {
-			fmt.Fprintf(tw, "\t%s\t\t\t\n", st.Dim(fmt.Sprintf("first failure: %s (%s)", t.Name, t.Status)))
+			notes[i] = append(notes[i], st.Dim(fmt.Sprintf("first failure: %s (%s)", t.Name, t.Status)))
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	lines := strings.SplitAfter(table.String(), "\n")
+	pad := strings.Repeat(" ", strings.Index(lines[0], "NAME"))
+	at := strings.Index(lines[0], "RESULT") // a rune column, as tabwriter counts
+	io.WriteString(w, lines[0])
+	for i, ex := range r.Exercises {
+		row := []rune(lines[i+1])
+		verdict := st.Pass("pass")
+		if !ex.Passed {
+			verdict = st.Fail("FAIL")
+		}
+		io.WriteString(w, string(row[:at])+verdict+string(row[at+len("pass"):]))
+		for _, n := range notes[i] {
+			fmt.Fprintf(w, "%s%s\n", pad, n)
+		}
 	}
 	for _, ex := range r.Exercises {
 		if t, ok := ex.FirstFailure(); ok && !ex.Passed && t.Output != "" {
@@ -145,7 +166,9 @@ func failureExcerpt(out string) string {
 	var keep []string
 	for _, line := range strings.Split(out, "\n") {
 		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- ") || t == "" {
+		framing := strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- FAIL") ||
+			strings.HasPrefix(t, "--- PASS") || strings.HasPrefix(t, "--- SKIP") // not testify's "--- Expected"
+		if framing || t == "" {
 			continue
 		}
 		keep = append(keep, line)

@@ -69,7 +69,7 @@ func ReadSubmission(p string, editable []string) (*Submission, error) {
 	if err != nil {
 		return nil, &SubmissionError{Path: p, Reason: "cannot read: " + describeFSError(err)}
 	}
-	sub := &Submission{Name: submissionName(p), Path: p, Files: map[string][]byte{}, Found: map[string]string{}}
+	sub := &Submission{Name: SubmissionName(p), Path: p, Files: map[string][]byte{}, Found: map[string]string{}}
 	var files map[string]func() ([]byte, error) // path inside the submission -> reader
 	lower := strings.ToLower(p)
 	switch {
@@ -251,7 +251,9 @@ func readLimited(p string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-func submissionName(p string) string {
+// SubmissionName is the name a submission at path p gets in reports: its
+// base name without archive or .go extensions ("alice" for alice.zip or alice/).
+func SubmissionName(p string) string {
 	base := filepath.Base(filepath.Clean(p))
 	for _, ext := range []string{".tar.gz", ".tgz", ".zip", ".go"} {
 		if strings.HasSuffix(strings.ToLower(base), ext) {

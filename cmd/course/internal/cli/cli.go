@@ -26,6 +26,9 @@ const (
 type ExitError struct {
 	Code int
 	Err  error
+	// NoHelp leaves out the pointer to --help after an exit status 2 whose
+	// cause is not the command line (an interrupted or ungradable run).
+	NoHelp bool
 }
 
 func (e *ExitError) Error() string { return e.Err.Error() }
@@ -92,7 +95,7 @@ func Run(f *Factory, args []string) int {
 		path = cmd.CommandPath()
 	}
 	fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", path, firstLine(ee.Error()))
-	if ee.Code == ExitUsage {
+	if ee.Code == ExitUsage && !ee.NoHelp {
 		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", path)
 	}
 	return ee.Code
@@ -137,6 +140,7 @@ Start a lab with 'course practice 10 mylab', then 'cd mylab' and
 	root.AddCommand(
 		NewCmdPractice(f),
 		NewCmdList(f),
+		NewCmdGrade(f),
 		NewCmdVersion(f),
 	)
 	return root

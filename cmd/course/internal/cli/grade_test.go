@@ -1,0 +1,540 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/cmd/course/internal/cli"
+	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/labs"
+)
+
+// Fixture submissions are made from the course's own files: the stub, the
+// reference solution, and a "rejected" file (the stub importing os), which
+// the grader refuses before building. A rejected submission is graded, and
+// fails, in no time, so the class tests use it wherever a real build is not
+// the point; only the tests marked slow build and run submissions (about
+// two seconds each) and -short skips them.
+
+type sources struct{ stub, solution, rejected []byte }
+
+func labSources(t *testing.T) sources {
+	t.Helper()
+	stub, err := fs.ReadFile(labs.FS, "10-session/session.go")
+	require.NoError(t, err)
+	l := lab10(t)
+	sol, err := l.Solution()
+	require.NoError(t, err)
+	require.Contains(t, string(stub), "\nimport \"fmt\"\n")
+	rejected := strings.Replace(string(stub), "\nimport \"fmt\"\n", "\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n", 1) +
+		"\nfunc init() { _ = os.Args }\n"
+	return sources{stub: stub, solution: sol, rejected: []byte(rejected)}
+}
+
+func lab10(t *testing.T) *lab.Lab {
+	t.Helper()
+	c, err := lab.Load()
+	require.NoError(t, err)
+	l, err := c.Lookup("10")
+	require.NoError(t, err)
+	return l
+}
+
+// workspace makes a practice workspace parent/name holding src as session.go.
+func workspace(t *testing.T, parent, name string, src []byte) string {
+	t.Helper()
+	dir := filepath.Join(parent, name)
+	require.NoError(t, lab10(t).WriteWorkspace(dir))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "session.go"), src, 0o644))
+	return dir
+}
+
+// loneFile writes src as parent/name.go, a submission of one file.
+func loneFile(t *testing.T, parent, name string, src []byte) string {
+	t.Helper()
+	p := filepath.Join(parent, name+".go")
+	require.NoError(t, os.WriteFile(p, src, 0o644))
+	return p
+}
+
+func slow(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: builds and runs submissions")
+	}
+	t.Parallel()
+}
+
+// row matches one exercise row of the one-submission table.
+func row(id, name, result string) *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(id) + ` +` + name + ` +` + result + ` +(\d+)/(\d+) +(\d+)/(\d+)$`)
+}
+
+func TestGradeSolutionPasses(t *testing.T) {
+	slow(t)
+	src := labSources(t)
+	dir := workspace(t, t.TempDir(), "alice", src.solution)
+	before := snapshot(t, dir)
+
+	r := run(t, nil, "grade", dir)
+	require.Equal(t, 0, r.code, r.stderr+r.stdout)
+	assert.Empty(t, r.stderr, "no progress and no error off a terminal")
+	assert.NotContains(t, r.stdout, "\x1b[", "no colour off a terminal")
+	assert.Regexp(t, `(?m)^EXERCISE +NAME +RESULT +TESTS +POINTS$`, r.stdout)
+	for _, e := range lab10(t).Exercises {
+		m := row(e.ID, e.Name, "pass").FindStringSubmatch(r.stdout)
+		require.NotNil(t, m, "row of %s in\n%s", e.ID, r.stdout)
+		assert.Equal(t, m[1], m[2], "every test of %s passed", e.ID)
+		assert.Equal(t, m[3], m[4], "full points for %s", e.ID)
+	}
+	assert.Regexp(t, `(?m)^score 100/100 `, r.stdout)
+	assert.Equal(t, before, snapshot(t, dir), "the submission is never written")
+}
+
+func TestGradeStubFailsWithReasons(t *testing.T) {
+	slow(t)
+	p := loneFile(t, t.TempDir(), "bob", labSources(t).stub)
+
+	r := run(t, nil, "grade", p)
+	require.Equal(t, 1, r.code, r.stderr+r.stdout)
+	assert.Equal(t, "course grade: 6 of 6 exercises failed\n", r.stderr)
+	lines := strings.Split(r.stdout, "\n")
+	for _, e := range lab10(t).Exercises {
+		m := row(e.ID, e.Name, "FAIL").FindStringSubmatch(r.stdout)
+		require.NotNil(t, m, "row of %s in\n%s", e.ID, r.stdout)
+		assert.Equal(t, "0", m[1])
+		assert.Equal(t, "0", m[3])
+		for i, line := range lines { // the reason and the first failure are under the row
+			if strings.HasPrefix(line, e.ID+" ") {
+				require.Greater(t, len(lines), i+2)
+				assert.Regexp(t, `^ +\d+ of \d+ tests failed$`, lines[i+1])
+				assert.Regexp(t, `^ +first failure: `+e.TestPrefix+`\w+ \(fail\)$`, lines[i+2])
+			}
+		}
+	}
+	assert.Contains(t, r.stdout, "Lab 10.1: PathTo: not implemented", "the failing test's message")
+	assert.NotContains(t, r.stdout, "course-grade-", "no temporary paths in the test output")
+	assert.Regexp(t, `(?m)^score 0/100 `, r.stdout)
+}
+
+func TestGradeJSONOfOneExercise(t *testing.T) {
+	slow(t)
+	p := loneFile(t, t.TempDir(), "carol", labSources(t).solution)
+
+	r := run(t, nil, "grade", "--json", "--lab", "10.3", p)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Empty(t, r.stderr)
+	var rep map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep), r.stdout)
+	exercises, ok := rep["exercises"].([]any)
+	require.True(t, ok, "exercises is a list")
+	require.Len(t, exercises, 1, "--lab 10.3 grades one exercise")
+	ex := exercises[0].(map[string]any)
+	for _, key := range []string{"id", "name", "passed", "points", "max_points", "tests"} {
+		assert.Contains(t, ex, key)
+	}
+	assert.Equal(t, "10.3", ex["id"])
+	assert.Equal(t, "InMemorySessionStore", ex["name"])
+	assert.Equal(t, true, ex["passed"])
+	assert.EqualValues(t, 15, ex["points"])
+	assert.EqualValues(t, 15, ex["max_points"])
+	tests := ex["tests"].([]any)
+	l := lab10(t)
+	require.Len(t, tests, len(l.PublicTests("10.3"))+len(l.HiddenTests("10.3")), "public and hidden tests")
+	hidden := 0
+	for _, x := range tests {
+		tr := x.(map[string]any)
+		for _, key := range []string{"name", "status", "hidden", "output"} {
+			assert.Contains(t, tr, key)
+		}
+		assert.Equal(t, "pass", tr["status"])
+		if tr["hidden"] == true {
+			hidden++
+			assert.Contains(t, tr["name"], "Hidden")
+		}
+	}
+	assert.Equal(t, len(l.HiddenTests("10.3")), hidden, "hidden tests run by default and marked")
+	assert.EqualValues(t, 15, rep["score"])
+	assert.EqualValues(t, 15, rep["max_score"])
+	build := rep["build"].(map[string]any)
+	assert.Equal(t, true, build["ok"])
+	assert.Contains(t, build, "output")
+}
+
+func TestGradeGradescopeResults(t *testing.T) {
+	slow(t)
+	dir := t.TempDir()
+	sub := workspace(t, dir, "dan", labSources(t).stub)
+	out := filepath.Join(dir, "results.json")
+
+	r := run(t, nil, "grade", "--format", "gradescope", "-o", out, sub)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Empty(t, r.stdout, "the report went to -o")
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal(data, &res), string(data))
+	assert.EqualValues(t, 0, res["score"])
+	assert.Contains(t, res, "execution_time")
+	tests := res["tests"].([]any)
+	require.NotEmpty(t, tests)
+	visibility := map[any]int{}
+	for _, x := range tests {
+		tr := x.(map[string]any)
+		for _, key := range []string{"score", "max_score", "status", "name", "output", "visibility"} {
+			assert.Contains(t, tr, key, "test entry %v", tr["name"])
+		}
+		assert.Equal(t, "failed", tr["status"])
+		visibility[tr["visibility"]]++
+	}
+	assert.Equal(t, map[any]int{"visible": 6, "after_published": 6}, visibility,
+		"one visible entry per exercise, and its hidden tests shown only once published")
+	assert.EqualValues(t, 15, tests[0].(map[string]any)["max_score"])
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 2, "no temporary file left beside results.json")
+}
+
+func TestGradeClassText(t *testing.T) {
+	slow(t)
+	src := labSources(t)
+	dir := t.TempDir()
+	alice := workspace(t, dir, "alice", src.solution)
+	eve := loneFile(t, dir, "eve", src.rejected)
+	missing := filepath.Join(dir, "zed")
+	table := filepath.Join(t.TempDir(), "grades.csv")
+
+	r := run(t, nil, "grade", "--csv", table, missing, eve, alice)
+	assert.Equal(t, 2, r.code, "a submission could not be graded")
+	assert.Equal(t, []string{
+		"SUBMISSION  10.1  10.2  10.3  10.4  10.5  10.6  SCORE    NOTE",
+		"alice       pass  pass  pass  pass  pass  pass  100/100",
+		"eve         FAIL  FAIL  FAIL  FAIL  FAIL  FAIL  0/100    rejected before building",
+		"zed         -     -     -     -     -     -     -        not graded: " + missing + ": cannot read: no such file or directory",
+		"",
+		"10.1  PathTo                passed 1/2 (50%)",
+		"10.2  ParseSessionEntry     passed 1/2 (50%)",
+		"10.3  InMemorySessionStore  passed 1/2 (50%)",
+		"10.4  RecoverJSONL          passed 1/2 (50%)",
+		"10.5  JSONLSessionStore     passed 1/2 (50%)",
+		"10.6  MessagesOnPath        passed 1/2 (50%)",
+		"",
+	}, strings.Split(r.stdout, "\n")[:12])
+	assert.Regexp(t, `\ngraded 2 submissions in \d+\.\ds, 1 could not be graded\n$`, r.stdout)
+
+	// Off a terminal: one line per submission as it finishes, then the reason for status 2.
+	assert.Regexp(t, `^not graded zed: .*no such file or directory \(1 of 3\)\n`, r.stderr)
+	assert.Contains(t, r.stderr, "graded alice 100/100 (")
+	assert.Contains(t, r.stderr, "graded eve 0/100 (")
+	assert.True(t, strings.HasSuffix(r.stderr, "(3 of 3)\ncourse grade: 1 of 3 submissions could not be graded\n"), r.stderr)
+
+	rows := readCSV(t, table)
+	require.Len(t, rows, 4)
+	assert.Equal(t, []string{"submission", "10.1", "10.2", "10.3", "10.4", "10.5", "10.6", "score", "max_score", "note"}, rows[0])
+	assert.Equal(t, []string{"zed", "", "", "", "", "", "", "", "", "not graded: " + missing + ": cannot read: no such file or directory"}, rows[1],
+		"written before any grading")
+	byName := map[string][]string{rows[2][0]: rows[2], rows[3][0]: rows[3]}
+	assert.Equal(t, []string{"alice", "pass", "pass", "pass", "pass", "pass", "pass", "100", "100", ""}, byName["alice"])
+	assert.Equal(t, []string{"eve", "fail", "fail", "fail", "fail", "fail", "fail", "0", "100", "rejected"}, byName["eve"])
+}
+
+func readCSV(t *testing.T, p string) [][]string {
+	t.Helper()
+	f, err := os.Open(p)
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	return rows
+}
+
+func TestGradeClassJSONIsAnArray(t *testing.T) {
+	src := labSources(t)
+	dir := t.TempDir()
+	a := loneFile(t, dir, "a", src.rejected)
+	b := workspace(t, dir, "b", src.rejected)
+
+	r := run(t, nil, "grade", "--json", b, a)
+	assert.Equal(t, 1, r.code, r.stderr)
+	var reps []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &reps), r.stdout)
+	require.Len(t, reps, 2)
+	assert.Equal(t, "a", reps[0]["submission"], "sorted by name")
+	assert.Equal(t, "b", reps[1]["submission"])
+	for _, rep := range reps {
+		assert.EqualValues(t, 0, rep["score"])
+		assert.EqualValues(t, 100, rep["max_score"])
+		assert.Len(t, rep["exercises"], 6)
+		assert.Equal(t, true, rep["build"].(map[string]any)["rejected"])
+	}
+	assert.Regexp(t, `graded 2 submissions in \d+\.\ds\ncourse grade: 2 of 2 submissions failed some exercise\n$`, r.stderr)
+}
+
+func TestGradeClassJSONNamesWhatCouldNotBeGraded(t *testing.T) {
+	dir := t.TempDir()
+	a := loneFile(t, dir, "a", labSources(t).rejected)
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.Mkdir(empty, 0o755))
+
+	r := run(t, nil, "grade", "--json", a, empty)
+	assert.Equal(t, 2, r.code, r.stderr)
+	var reps []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &reps), r.stdout)
+	require.Len(t, reps, 2)
+	assert.Equal(t, map[string]any{"submission": "empty", "path": empty, "error": empty + ": holds no session.go"}, reps[1])
+}
+
+func TestGradeExistingCSVIsRefusedWithoutForce(t *testing.T) {
+	dir := t.TempDir()
+	sub := loneFile(t, dir, "a", labSources(t).rejected)
+	table := filepath.Join(dir, "grades.csv")
+	require.NoError(t, os.WriteFile(table, []byte("the instructor's own notes\n"), 0o600))
+
+	r := run(t, nil, "grade", "--csv", table, sub)
+	assert.Equal(t, 2, r.code)
+	assert.Empty(t, r.stdout, "nothing graded")
+	assert.Equal(t, "course grade: --csv "+table+": the file exists; use --force to overwrite it\n"+
+		"Run 'course grade --help' for usage.\n", r.stderr)
+	data, err := os.ReadFile(table)
+	require.NoError(t, err)
+	assert.Equal(t, "the instructor's own notes\n", string(data))
+
+	r = run(t, nil, "grade", "--csv", table, "--force", sub)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Equal(t, [][]string{
+		{"submission", "10.1", "10.2", "10.3", "10.4", "10.5", "10.6", "score", "max_score", "note"},
+		{"a", "fail", "fail", "fail", "fail", "fail", "fail", "0", "100", "rejected"},
+	}, readCSV(t, table))
+}
+
+func TestGradeCSVOfSomeExercises(t *testing.T) {
+	dir := t.TempDir()
+	sub := loneFile(t, dir, "a", labSources(t).rejected)
+	table := filepath.Join(dir, "grades.csv")
+
+	r := run(t, nil, "grade", "--csv", table, "--lab", "10.5", "--lab", "10.2", sub)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Equal(t, [][]string{
+		{"submission", "10.2", "10.5", "score", "max_score", "note"},
+		{"a", "fail", "fail", "0", "40", "rejected"},
+	}, readCSV(t, table), "the lab's order, whatever the flags' order")
+	assert.Regexp(t, `(?m)^10\.2 +ParseSessionEntry +FAIL +0/\d+ +0/20$`, r.stdout)
+	assert.NotContains(t, r.stdout, "10.1")
+}
+
+func TestGradeUsageErrors(t *testing.T) {
+	src := labSources(t)
+	dir := t.TempDir()
+	a := loneFile(t, dir, "a", src.stub)
+	b := workspace(t, dir, "b", src.stub)
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.Mkdir(empty, 0o755))
+	notes := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(notes, []byte("x"), 0o644))
+	missing := filepath.Join(dir, "missing")
+	before := snapshot(t, dir)
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "missing argument <submission>"},
+		{[]string{"--format", "xml", a}, `unknown --format "xml" (known: text, json, gradescope)`},
+		{[]string{"--json", "--format", "gradescope", a}, "--json and --format gradescope contradict each other"},
+		{[]string{"--timeout", "0s", a}, "--timeout 0s: must be positive"},
+		{[]string{"--timeout", "soon", a}, `invalid argument "soon" for "--timeout" flag: time: invalid duration "soon"`},
+		{[]string{"--jobs", "0", a, b}, "--jobs 0: must be at least 1"},
+		{[]string{"--lab", "10.9", a}, `--lab: chapter 10 has no exercise "10.9" (known: 10.1, 10.2, 10.3, 10.4, 10.5, 10.6)`},
+		{[]string{"--chapter", "11", a}, `unknown chapter "11" (known: 10)`},
+		{[]string{"--bogus", a}, "unknown flag: --bogus"},
+		{[]string{"--format", "gradescope", a, b}, "--format gradescope grades one submission (results.json is per submission), not 2"},
+		{[]string{missing}, missing + ": cannot read: no such file or directory"},
+		{[]string{empty}, empty + ": holds no session.go"},
+		{[]string{notes}, notes + ": not a workspace directory, a session.go, or a .zip/.tar.gz archive"},
+		{[]string{"-o", filepath.Join(missing, "r.json"), a}, "-o " + filepath.Join(missing, "r.json") + ": directory " + missing + " does not exist"},
+		{[]string{"-o", dir, a}, "-o " + dir + ": is a directory"},
+		{[]string{"-o", filepath.Join(b, "report.txt"), b}, "-o " + filepath.Join(b, "report.txt") + ": is inside submission " + b + ", and grading never writes a submission"},
+		{[]string{"--csv", a, a}, "--csv " + a + ": is inside submission " + a + ", and grading never writes a submission"},
+		{[]string{"--tests", missing, a}, "--tests " + missing + ": no such file or directory"},
+		{[]string{"--tests", notes, a}, "--tests " + notes + ": not a directory"},
+		{[]string{"--tests", empty, a}, "--tests " + empty + ": no test functions found in *_test.go files"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			r := run(t, nil, append([]string{"grade"}, tc.args...)...)
+			assert.Equal(t, 2, r.code)
+			assert.Empty(t, r.stdout)
+			assert.Equal(t, "course grade: "+tc.want+"\nRun 'course grade --help' for usage.\n", r.stderr)
+		})
+	}
+	assert.Equal(t, before, snapshot(t, dir), "nothing written anywhere")
+}
+
+func TestGradeWithoutAGoCommand(t *testing.T) {
+	sub := loneFile(t, t.TempDir(), "a", labSources(t).stub)
+	t.Setenv("PATH", "")
+	t.Setenv("GOROOT", "")
+	r := run(t, nil, "grade", sub)
+	assert.Equal(t, 2, r.code)
+	assert.Equal(t, "course grade: the go command was not found\n", r.stderr, "one line, no pointer to --help")
+}
+
+func TestGradeGradescopeExplainsAnUnreadableSubmission(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "submission")
+	require.NoError(t, os.Mkdir(empty, 0o755))
+	out := filepath.Join(dir, "results.json")
+
+	r := run(t, nil, "grade", "--format", "gradescope", "-o", out, empty)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "course grade: "+empty+": holds no session.go\n")
+	data, err := os.ReadFile(out)
+	require.NoError(t, err, "the student sees why in Gradescope")
+	var res map[string]any
+	require.NoError(t, json.Unmarshal(data, &res))
+	assert.EqualValues(t, 0, res["score"])
+	assert.Contains(t, res["output"], "holds no session.go")
+}
+
+// ttyBuffer is a stream that says it is a terminal. Its lock makes it
+// safe for the progress bar's writes.
+type ttyBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *ttyBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *ttyBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (*ttyBuffer) IsTerminal() bool { return true }
+
+func runTTY(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut ttyBuffer
+	f := &cli.Factory{Catalog: lab.Load, BuildInfo: debug.ReadBuildInfo,
+		IO: cli.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}}
+	code = cli.Run(f, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestGradeOnATerminal(t *testing.T) {
+	dir := t.TempDir()
+	src := labSources(t)
+	a := loneFile(t, dir, "a", src.rejected)
+	b := loneFile(t, dir, "b", src.rejected)
+
+	t.Setenv("NO_COLOR", "")
+	code, stdout, stderr := runTTY(t, "grade", a, b)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "a           \x1b[31mFAIL\x1b[0m  \x1b[31mFAIL\x1b[0m", "coloured, and aligned by what shows")
+	assert.Contains(t, stderr, "grading", "a progress bar")
+	assert.Contains(t, stderr, "/2)", "counting submissions")
+	assert.True(t, strings.HasSuffix(stderr, " \rcourse grade: 2 of 2 submissions failed some exercise\n"), "the bar is cleared: %q", stderr)
+	assert.NotContains(t, stderr, "graded a", "no per-submission lines on a terminal")
+
+	code, stdout, _ = runTTY(t, "grade", a)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "\x1b[31mFAIL\x1b[0m")
+
+	t.Setenv("NO_COLOR", "1")
+	code, stdout, stderr = runTTY(t, "grade", a, b)
+	assert.Equal(t, 1, code)
+	assert.NotContains(t, stdout, "\x1b[", "NO_COLOR")
+	assert.Contains(t, stdout, "a           FAIL  FAIL")
+	assert.Contains(t, stderr, "grading", "NO_COLOR keeps the progress bar")
+
+	t.Setenv("NO_COLOR", "")
+	out := filepath.Join(dir, "report.txt")
+	code, stdout, _ = runTTY(t, "grade", "-o", out, a)
+	assert.Equal(t, 1, code)
+	assert.Empty(t, stdout)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "\x1b[", "no colour in a file")
+}
+
+// gradeWithContext runs the course command line with ctx, as a signal
+// would cancel it, and returns its error.
+func gradeWithContext(ctx context.Context, stderr *cancelOnWrite, args ...string) error {
+	f := &cli.Factory{Catalog: lab.Load, BuildInfo: debug.ReadBuildInfo,
+		IO: cli.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: stderr}}
+	root := cli.NewCmdRoot(f)
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
+}
+
+// cancelOnWrite cancels a context when it is first written to, as a
+// person pressing Ctrl-C after the first submission is graded.
+type cancelOnWrite struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cancel != nil {
+		w.cancel()
+	}
+	return w.buf.Write(p)
+}
+
+func TestGradeInterruptedBeforeStarting(t *testing.T) {
+	dir := t.TempDir()
+	src := labSources(t)
+	table := filepath.Join(dir, "grades.csv")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := gradeWithContext(ctx, &cancelOnWrite{}, "grade", "--csv", table,
+		loneFile(t, dir, "a", src.stub), loneFile(t, dir, "b", src.stub), loneFile(t, dir, "c", src.stub))
+	var ee *cli.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 2, ee.Code)
+	assert.Equal(t, "interrupted after 0 of 3 submissions", ee.Error())
+	assert.Len(t, readCSV(t, table), 1, "the header only")
+}
+
+func TestGradeInterruptedKeepsWhatWasGraded(t *testing.T) {
+	slow(t)
+	dir := t.TempDir()
+	src := labSources(t)
+	table := filepath.Join(dir, "grades.csv")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &cancelOnWrite{cancel: cancel}
+	// One at a time: the first finishes, the second is running when the
+	// first's progress line cancels, the third never starts.
+	err := gradeWithContext(ctx, stderr, "grade", "--jobs", "1", "--csv", table,
+		loneFile(t, dir, "a", src.solution), loneFile(t, dir, "b", src.solution), loneFile(t, dir, "c", src.solution))
+	var ee *cli.ExitError
+	require.True(t, errors.As(err, &ee), "%v", err)
+	assert.Equal(t, 2, ee.Code)
+	assert.Equal(t, "interrupted after 1 of 3 submissions", ee.Error())
+	rows := readCSV(t, table)
+	require.Len(t, rows, 2)
+	assert.Equal(t, []string{"a", "pass", "pass", "pass", "pass", "pass", "pass", "100", "100", ""}, rows[1])
+	assert.Equal(t, "graded a 100/100 (1 of 3)\n", stderr.buf.String())
+}
