@@ -141,6 +141,7 @@ Start a lab with 'course practice 10 mylab', then 'cd mylab' and
 		NewCmdPractice(f),
 		NewCmdList(f),
 		NewCmdGrade(f),
+		NewCmdSelfcheck(f),
 		NewCmdVersion(f),
 	)
 	return root
