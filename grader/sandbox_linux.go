@@ -140,15 +140,3 @@ func (s *sandbox) limit(cmd *exec.Cmd, timeout time.Duration) {
 		_ = unix.Prlimit(pid, l.res, &unix.Rlimit{Cur: l.val, Max: l.val}, nil)
 	}
 }
-
-// killGroup kills the process group of cmd: the program and anything it started.
-func killGroup(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
-}

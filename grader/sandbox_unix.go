@@ -24,14 +24,3 @@ func (s *sandbox) start(mk func() *exec.Cmd) (*exec.Cmd, Isolation, error) {
 }
 
 func (s *sandbox) limit(*exec.Cmd, time.Duration) {}
-
-func killGroup(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
-}
