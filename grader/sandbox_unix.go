@@ -3,7 +3,6 @@
 package grader
 
 import (
-	"errors"
 	"os/exec"
 	"syscall"
 	"time"
