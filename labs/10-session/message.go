@@ -3,6 +3,8 @@
 
 package session
 
+import "fmt"
+
 // Role names who produced an AgentMessage.
 type Role string
 
@@ -156,4 +158,41 @@ func cloneTexts(in []TextContent) []TextContent {
 		return nil
 	}
 	return append(make([]TextContent, 0, len(in)), in...)
+}
+
+// String and GoString print a message's content rather than its address,
+// so that a failing test shows what differs, not two pointers.
+
+func (m *UserMessage) String() string {
+	if m == nil {
+		return "(*UserMessage)(nil)"
+	}
+	return fmt.Sprintf("&UserMessage%+v", *m)
+}
+
+func (m *UserMessage) GoString() string { return m.String() }
+
+func (m *AssistantMessage) String() string {
+	if m == nil {
+		return "(*AssistantMessage)(nil)"
+	}
+	return fmt.Sprintf("&AssistantMessage%+v", *m)
+}
+
+func (m *AssistantMessage) GoString() string { return m.String() }
+
+func (m *ToolResultMessage) String() string {
+	if m == nil {
+		return "(*ToolResultMessage)(nil)"
+	}
+	return fmt.Sprintf("&ToolResultMessage%+v", *m)
+}
+
+func (m *ToolResultMessage) GoString() string { return m.String() }
+
+func (u *Usage) String() string {
+	if u == nil {
+		return "(*Usage)(nil)"
+	}
+	return fmt.Sprintf("&Usage%+v", *u)
 }
