@@ -5,10 +5,13 @@ go 1.24.0
 require (
 	github.com/coursekit/course/labs v0.0.0
 	github.com/coursekit/course/solutions v0.0.0
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/rivo/uniseg v0.4.7
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/schollz/progressbar/v3 v3.19.0
 	github.com/spf13/cobra v1.10.2
 	github.com/stretchr/testify v1.12.1
+	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/mod v0.30.0
 	golang.org/x/sys v0.38.0
 	golang.org/x/term v0.37.0
@@ -19,7 +22,7 @@ require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/text v0.14.0 // indirect
 )
 
 replace (

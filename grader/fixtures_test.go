@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/release/releasetest"
 	"github.com/coursekit/course/labs"
 	"github.com/stretchr/testify/require"
 )
@@ -33,6 +34,7 @@ var exerciseOf = map[string]string{
 	"JSONLSessionStore.Append":     "10.5",
 	"JSONLSessionStore.Entries":    "10.5",
 	"MessagesOnPath":               "10.6",
+	"RepairUnterminatedTail":       "10.7",
 }
 
 func declKey(fn *ast.FuncDecl) string {
@@ -64,9 +66,8 @@ func stubSource(t testing.TB) []byte {
 
 func solutionSource(t testing.TB) []byte {
 	t.Helper()
-	src, err := testLab(t).Solution()
-	require.NoError(t, err)
-	return src
+	// In a student release, which has no solution, this skips t.
+	return releasetest.Solution(t, testLab(t))
 }
 
 // onlyExercise returns the reference solution with every exported function

@@ -41,6 +41,10 @@ type Options struct {
 	Exercises []string
 	// Hidden adds the lab's hidden tests to every exercise.
 	Hidden bool
+	// Bonus grades the lab's bonus exercises too. Without it they are left
+	// out, and their points are not in the report's maximum score; naming
+	// one in Exercises is then an error.
+	Bonus bool
 	// TestsDir, if set, is a directory of extra *_test.go files (an
 	// instructor's private suite kept outside the course) added like hidden
 	// tests. Its test names must use the exercises' prefixes.
@@ -107,12 +111,19 @@ func New(opts Options) (*Grader, error) {
 		return nil, err
 	}
 	if len(opts.Exercises) == 0 {
-		g.exercises = opts.Lab.Exercises
+		for _, ex := range opts.Lab.Exercises {
+			if !ex.Bonus || opts.Bonus {
+				g.exercises = append(g.exercises, ex)
+			}
+		}
 	}
 	for _, id := range opts.Exercises {
 		ex, err := opts.Lab.Exercise(id)
 		if err != nil {
 			return nil, err
+		}
+		if ex.Bonus && !opts.Bonus {
+			return nil, fmt.Errorf("exercise %s is a bonus exercise, graded only when asked for (course grade --bonus)", id)
 		}
 		g.exercises = append(g.exercises, ex)
 	}
@@ -121,6 +132,9 @@ func New(opts Options) (*Grader, error) {
 		if g.extra, private, err = readPrivateTests(opts.TestsDir); err != nil {
 			return nil, err
 		}
+	}
+	if err := g.checkSetup(); err != nil {
+		return nil, err
 	}
 	for _, ex := range opts.Lab.Exercises {
 		for _, name := range opts.Lab.PublicTests(ex.ID) {
@@ -309,7 +323,7 @@ func (g *Grader) finish(rep *Report, started time.Time) *Report {
 // failAll fails every exercise for one reason, listing its tests as not run.
 func (g *Grader) failAll(rep *Report, reason string) {
 	for _, ex := range g.exercises {
-		er := ExerciseReport{ID: ex.ID, Name: ex.Name, MaxPoints: ex.Points, Reason: reason}
+		er := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points, Reason: reason}
 		for _, t := range g.expected[ex.ID] {
 			er.Tests = append(er.Tests, TestReport{Name: t.name, Status: StatusNotRun, Hidden: t.hidden})
 		}
@@ -375,7 +389,7 @@ func (g *Grader) build(ctx context.Context, srcDir, bin string) Build {
 
 // runExercise runs the test binary for one exercise and judges it.
 func (g *Grader) runExercise(ctx context.Context, work, bin string, ex lab.Exercise) (ExerciseReport, Isolation, error) {
-	er := ExerciseReport{ID: ex.ID, Name: ex.Name, MaxPoints: ex.Points}
+	er := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points}
 	runDir := filepath.Join(work, "run-"+strings.ReplaceAll(ex.ID, ".", "_"))
 	tmp := filepath.Join(runDir, "tmp")
 	if err := os.MkdirAll(tmp, 0o700); err != nil {

@@ -275,3 +275,13 @@ func TestFailureExcerptKeepsDiffHeaders(t *testing.T) {
 	out := "=== RUN   TestX\n    x_test.go:1: \n        \tDiff:\n        \t--- Expected\n        \t+++ Actual\n--- FAIL: TestX (0.00s)\n"
 	assert.Equal(t, "    x_test.go:1: \n        \tDiff:\n        \t--- Expected\n        \t+++ Actual\n", failureExcerpt(out))
 }
+
+// A machine without the lab's modules must not grade: it would fail every
+// student for its own fault.
+func TestNewRefusesAMachineWithoutTheLabsModules(t *testing.T) {
+	t.Setenv("GOMODCACHE", t.TempDir())
+	t.Setenv("GOFLAGS", "-modcacherw")
+	_, err := New(Options{Lab: testLab(t), TempDir: t.TempDir()})
+	require.ErrorIs(t, err, ErrSetup)
+	assert.Contains(t, err.Error(), "go mod download")
+}

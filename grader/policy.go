@@ -77,7 +77,7 @@ func CheckPolicy(name string, src []byte, pkg string) error {
 			continue
 		}
 		if !allowed[p] {
-			add(imp.Pos(), "import %q is not allowed (allowed: the standard library's pure packages, see docs/grading.md)", p)
+			add(imp.Pos(), "import %q is not allowed; a lab file may import only: %s", p, strings.Join(AllowedImports, ", "))
 		}
 	}
 	for _, group := range f.Comments {

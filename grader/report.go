@@ -37,6 +37,7 @@ type Build struct {
 type ExerciseReport struct {
 	ID        string       `json:"id"`
 	Name      string       `json:"name"`
+	Bonus     bool         `json:"bonus,omitempty"` // graded only because it was asked for
 	Passed    bool         `json:"passed"`
 	Points    int          `json:"points"`
 	MaxPoints int          `json:"max_points"`

@@ -38,6 +38,12 @@ func (e *ManifestError) Error() string { return "labs/" + e.Path + ": " + e.Err.
 
 func (e *ManifestError) Unwrap() error { return e.Err }
 
+// ErrNoSolution reports a lab whose reference solution the course does not
+// carry: in a student release (`course release`) the solutions module is
+// empty on purpose, so the self-check and the tests that need the solution
+// cannot run there.
+var ErrNoSolution = errors.New("no reference solution")
+
 // Reasons a directory cannot receive a workspace; a *TargetError wraps one.
 var (
 	ErrTargetNotEmpty = errors.New("directory is not empty")

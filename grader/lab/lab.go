@@ -59,6 +59,10 @@ type Exercise struct {
 	Name       string `json:"name"`
 	TestPrefix string `json:"test_prefix"`
 	Points     int    `json:"points"`
+	// Bonus marks an optional exercise: graded only when asked for
+	// (grader.Options.Bonus, `course grade --bonus`), and its points count
+	// in the maximum score only then.
+	Bonus bool `json:"bonus,omitempty"`
 }
 
 // Lab is one lab of the catalog: its manifest, the test functions found in
@@ -215,7 +219,9 @@ func (m *Manifest) validate(dir string) error {
 		}
 	}
 	ids := map[string]bool{}
+	graded := false
 	for _, e := range m.Exercises {
+		graded = graded || !e.Bonus
 		if e.ID == "" || ids[e.ID] {
 			return fmt.Errorf("exercise id %q is empty or repeated", e.ID)
 		}
@@ -226,6 +232,9 @@ func (m *Manifest) validate(dir string) error {
 		if e.Points < 0 {
 			return fmt.Errorf("exercise %s: negative points %d", e.ID, e.Points)
 		}
+	}
+	if !graded {
+		return errors.New("every exercise is a bonus: nothing would be graded by default")
 	}
 	// One test must belong to one exercise only.
 	for _, a := range m.Exercises {
@@ -382,9 +391,14 @@ func (l *Lab) grouped(names []string, exID string) []string {
 }
 
 // Solution returns the reference solution of the lab's first editable file.
+// When the course carries none (a student release, whose solutions module is
+// empty), the error matches both ErrNoSolution and fs.ErrNotExist.
 func (l *Lab) Solution() ([]byte, error) {
 	p := path.Join(l.Slug, l.Editable[0])
 	b, err := fs.ReadFile(l.solutionsFS, p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("lab %s: solution solutions/%s: %w: %w", l.Chapter, p, ErrNoSolution, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lab %s: solution solutions/%s: %w", l.Chapter, p, err)
 	}

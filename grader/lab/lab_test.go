@@ -17,6 +17,7 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/release/releasetest"
 	"github.com/coursekit/course/labs"
 )
 
@@ -95,18 +96,23 @@ func TestLoadReadsTheEmbeddedLabs(t *testing.T) {
 	l, err := c.Lookup("10")
 	require.NoError(t, err)
 	assert.Equal(t, "10-session", l.Slug)
-	assert.Equal(t, "lab10", l.Module)
+	assert.Equal(t, "github.com/coursekit/course/labs/10-session", l.Module,
+		"the workspace's module path is the lab's package path in the labs module, so that "+
+			"labs/10-session/cmd/crashcheck imports it the same way in both")
 	assert.Equal(t, "session", l.Package)
 	assert.Equal(t, []string{"session.go"}, l.Editable)
-	require.Len(t, l.Exercises, 6)
+	require.Len(t, l.Exercises, 7)
 	total := 0
 	for i, e := range l.Exercises {
 		n := string(rune('1' + i))
 		assert.Equal(t, "10."+n, e.ID)
 		assert.Equal(t, "TestLab10_"+n+"_", e.TestPrefix)
-		total += e.Points
+		assert.Equal(t, e.ID == "10.7", e.Bonus, "only 10.7 (the repair) is a bonus exercise")
+		if !e.Bonus {
+			total += e.Points
+		}
 	}
-	assert.Equal(t, 100, total)
+	assert.Equal(t, 100, total, "the points of the exercises graded by default")
 
 	ex, err := l.Exercise("10.4")
 	require.NoError(t, err)
@@ -178,6 +184,9 @@ func TestLoadRejectsBrokenLabs(t *testing.T) {
 		"prefix not a test": {edit(`"TestLab7_2_"`, `"Lab7_2_"`), `exercise 7.2: test_prefix "Lab7_2_" does not name tests`},
 		"bad module":        {edit(`"lab7"`, `"lab 7"`), `module "lab 7"`},
 		"editable escapes":  {edit(`"demo.go"`, `"../demo.go"`), `editable file "../demo.go" is not a plain path in the lab`},
+		"only bonus exercises": {func(m fstest.MapFS) {
+			m["07-demo/.meta/lab.json"].Data = []byte(strings.ReplaceAll(fixtureManifest, `0}`, `0, "bonus": true}`))
+		}, "every exercise is a bonus: nothing would be graded by default"},
 		"no exercises": {func(m fstest.MapFS) {
 			m["07-demo/.meta/lab.json"].Data = []byte(`{"chapter":"7","slug":"07-demo","package":"demo","module":"lab7","editable":["demo.go"],"exercises":[]}`)
 		}, "labs/07-demo/.meta/lab.json: no exercises"},
@@ -270,7 +279,7 @@ func TestWriteWorkspaceOfLab10(t *testing.T) {
 	require.NoError(t, err)
 	wm, err := modfile.Parse("go.mod", []byte(got["go.mod"]), nil)
 	require.NoError(t, err)
-	assert.Equal(t, "lab10", wm.Module.Mod.Path)
+	assert.Equal(t, "github.com/coursekit/course/labs/10-session", wm.Module.Mod.Path)
 	assert.Equal(t, lm.Go.Version, wm.Go.Version)
 	require.Equal(t, len(lm.Require), len(wm.Require))
 	for i := range lm.Require {
@@ -493,8 +502,7 @@ func TestSolution(t *testing.T) {
 	require.NoError(t, err)
 	l, err = c.Lookup("10")
 	require.NoError(t, err)
-	b, err = l.Solution()
-	require.NoError(t, err)
+	b = releasetest.Solution(t, l) // skips in a student release, which has none
 	assert.Contains(t, string(b), "package session")
 }
 

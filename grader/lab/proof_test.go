@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/release/releasetest"
 	"github.com/coursekit/course/grader/testjson"
 )
 
@@ -192,8 +193,7 @@ func TestProofSolutionPassesEveryTestWithRace(t *testing.T) {
 	goTool(t)
 	t.Parallel()
 	l := lab10(t)
-	sol, err := l.Solution()
-	require.NoError(t, err)
+	sol := releasetest.Solution(t, l) // skips in a student release, which has none
 	if bytes.Contains(sol, []byte("ErrNotImplemented")) {
 		t.Errorf("solutions/%s/%s still returns ErrNotImplemented: the reference solution is not finished", l.Slug, l.Editable[0])
 	}

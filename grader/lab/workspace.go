@@ -137,7 +137,23 @@ func (l *Lab) files(editable []byte, withHidden bool) ([]file, error) {
 }
 
 // writeDir creates dir holding files, atomically (see WriteWorkspace).
-func writeDir(dir string, files []file) (err error) {
+func writeDir(dir string, files []file) error {
+	return WriteDirAtomic(dir, func(tmp string) error {
+		for _, f := range files {
+			if err := writeFile(tmp, f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// WriteDirAtomic creates dir under the rules of WriteWorkspace: dir must not
+// exist (its parent must) or be an empty directory, else a *TargetError and
+// nothing is touched. fill writes the content into a new temporary
+// directory beside dir, which is then renamed to dir; if fill fails, the
+// temporary directory is removed and dir is left as it was.
+func WriteDirAtomic(dir string, fill func(tmp string) error) (err error) {
 	replaceEmpty, err := checkTarget(dir)
 	if err != nil {
 		return err
@@ -159,10 +175,8 @@ func writeDir(dir string, files []file) (err error) {
 	if err := os.Chmod(tmp, dirMode); err != nil {
 		return err
 	}
-	for _, f := range files {
-		if err := writeFile(tmp, f); err != nil {
-			return err
-		}
+	if err := fill(tmp); err != nil {
+		return err
 	}
 	if replaceEmpty {
 		// os.Rename refuses an existing directory as its target.
@@ -174,7 +188,7 @@ func writeDir(dir string, files []file) (err error) {
 		if replaceEmpty {
 			_ = os.Mkdir(abs, dirMode) // put back what the user had
 		}
-		return fmt.Errorf("move workspace into %s: %w", dir, err)
+		return fmt.Errorf("move into %s: %w", dir, err)
 	}
 	return nil
 }

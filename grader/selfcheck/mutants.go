@@ -92,9 +92,11 @@ func LoadMutants(fsys fs.FS, dir string) ([]Mutant, error) {
 	return out, nil
 }
 
-// Apply returns the reference solution with the mutant's patch applied. A
-// patch that no longer applies (the solution changed under it) is an error,
-// so a stale mutant is noticed instead of silently testing nothing.
+// Apply returns the reference solution with the mutant's patch applied. Each
+// hunk is found by its content (its context and removed lines), not by its
+// line number, so editing the solution elsewhere does not break a mutant;
+// a hunk whose lines are gone or appear twice is an error, so a stale
+// mutant is noticed instead of silently testing nothing.
 func (m Mutant) Apply(solution []byte) ([]byte, error) {
 	files, _, err := gitdiff.Parse(bytes.NewReader(m.Patch))
 	if err != nil {
@@ -103,12 +105,32 @@ func (m Mutant) Apply(solution []byte) ([]byte, error) {
 	if len(files) != 1 {
 		return nil, &MutantError{File: m.ID, Err: fmt.Errorf("patch changes %d files, want exactly session.go", len(files))}
 	}
-	var out bytes.Buffer
-	if err := gitdiff.Apply(&out, bytes.NewReader(solution), files[0]); err != nil {
-		return nil, &MutantError{File: m.ID, Err: fmt.Errorf("no longer applies to the reference solution: %w", err)}
+	text := string(solution)
+	for i, frag := range files[0].TextFragments {
+		var old, repl strings.Builder
+		for _, l := range frag.Lines {
+			switch l.Op {
+			case gitdiff.OpContext:
+				old.WriteString(l.Line)
+				repl.WriteString(l.Line)
+			case gitdiff.OpDelete:
+				old.WriteString(l.Line)
+			case gitdiff.OpAdd:
+				repl.WriteString(l.Line)
+			}
+		}
+		switch n := strings.Count(text, old.String()); {
+		case old.Len() == 0:
+			return nil, &MutantError{File: m.ID, Err: fmt.Errorf("hunk %d has no context to place it", i+1)}
+		case n == 0:
+			return nil, &MutantError{File: m.ID, Err: fmt.Errorf("hunk %d (near line %d) no longer applies to the reference solution: its lines are not there", i+1, frag.OldPosition)}
+		case n > 1:
+			return nil, &MutantError{File: m.ID, Err: fmt.Errorf("hunk %d (near line %d) matches %d places in the reference solution; add context", i+1, frag.OldPosition, n)}
+		}
+		text = strings.Replace(text, old.String(), repl.String(), 1)
 	}
-	if bytes.Equal(out.Bytes(), solution) {
+	if text == string(solution) {
 		return nil, &MutantError{File: m.ID, Err: fmt.Errorf("patch changes nothing")}
 	}
-	return out.Bytes(), nil
+	return []byte(text), nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/release/releasetest"
 	"github.com/coursekit/course/solutions"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,8 +19,7 @@ func TestMutantsApply(t *testing.T) {
 	cat, err := lab.Load()
 	require.NoError(t, err)
 	for _, l := range cat.Labs() {
-		sol, err := l.Solution()
-		require.NoError(t, err)
+		sol := releasetest.Solution(t, l) // skips in a student release, which has none
 		mutants, err := LoadMutants(solutions.FS, l.Slug+"/mutants")
 		require.NoError(t, err)
 		require.NotEmpty(t, mutants, "lab %s keeps no mutants", l.Chapter)

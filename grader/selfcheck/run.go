@@ -163,11 +163,12 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
-	plain, err := grader.New(grader.Options{Lab: opts.Lab, Hidden: true, Timeout: opts.Timeout})
+	// Bonus: the optional exercises' tests must tell right from wrong too.
+	plain, err := grader.New(grader.Options{Lab: opts.Lab, Hidden: true, Bonus: true, Timeout: opts.Timeout})
 	if err != nil {
 		return nil, err
 	}
-	race, err := grader.New(grader.Options{Lab: opts.Lab, Hidden: true, Timeout: opts.Timeout, Race: !opts.NoRace})
+	race, err := grader.New(grader.Options{Lab: opts.Lab, Hidden: true, Bonus: true, Timeout: opts.Timeout, Race: !opts.NoRace})
 	if err != nil {
 		return nil, err
 	}

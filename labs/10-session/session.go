@@ -70,7 +70,8 @@ func (s *InMemorySessionStore) Entries() ([]SessionEntry, error) {
 // ends in "\n": a last line without one is not parsed and is reported as a
 // WarnUnterminatedTail warning. Blank lines are skipped but counted. The
 // first committed line that is not a valid entry stops recovery with a
-// *LineError naming its 1-based line. It writes nothing.
+// *LineError naming its 1-based line, and no entries at all. It writes
+// nothing.
 func RecoverJSONL(text string) (Recovery, error) {
 	return Recovery{}, notImplemented("10.4", "RecoverJSONL")
 }
@@ -115,4 +116,25 @@ func (s *JSONLSessionStore) Entries() ([]SessionEntry, error) {
 // tool results, details) intact.
 func MessagesOnPath(entries []SessionEntry, leafID string) ([]AgentMessage, error) {
 	return nil, notImplemented("10.6", "MessagesOnPath")
+}
+
+// ---- 10.7 (optional) ------------------------------------------------------
+
+// RepairUnterminatedTail cuts the unterminated tail off the session file at
+// path, explicitly: nothing else in the lab calls it, and
+// OpenJSONLSessionStore never repairs. It reads the file once and checks it
+// with RecoverJSONL: a committed bad line is refused (the error carries the
+// *LineError; a repair does not fix corruption), and a file without a tail
+// is left alone (no backup; the result's Repaired() is false).
+//
+// Otherwise, in this order: the original bytes go to a new backup file
+// path+".bak-<n>" (n = 1, 2, ...: the first that does not exist; an existing
+// backup is never overwritten); the committed text, every byte up to and
+// including the last "\n", is written to a temporary file; the temporary
+// file is renamed over path. If writing the temporary file or renaming it
+// fails, the original is unchanged, the temporary file is removed, and the
+// error is a *RepairError naming the backup. Files are written with
+// RepairFileMode.
+func RepairUnterminatedTail(fsys RepairFS, path string) (RepairResult, error) {
+	return RepairResult{}, notImplemented("10.7", "RepairUnterminatedTail")
 }

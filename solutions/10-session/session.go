@@ -681,7 +681,8 @@ func (s *InMemorySessionStore) Entries() ([]SessionEntry, error) {
 // ends in "\n": a last line without one is not parsed and is reported as a
 // WarnUnterminatedTail warning. Blank lines are skipped but counted. The
 // first committed line that is not a valid entry stops recovery with a
-// *LineError naming its 1-based line. It writes nothing.
+// *LineError naming its 1-based line, and no entries at all. It writes
+// nothing.
 func RecoverJSONL(text string) (Recovery, error) {
 	var rec Recovery
 	lines := strings.Split(text, "\n")
@@ -826,4 +827,79 @@ func MessagesOnPath(entries []SessionEntry, leafID string) ([]AgentMessage, erro
 		}
 	}
 	return out, nil
+}
+
+// ---- 10.7 (optional) ------------------------------------------------------
+
+// RepairUnterminatedTail cuts the unterminated tail off the session file at
+// path, explicitly: nothing else in the lab calls it, and
+// OpenJSONLSessionStore never repairs. It reads the file once and checks it
+// with RecoverJSONL: a committed bad line is refused (the error carries the
+// *LineError; a repair does not fix corruption), and a file without a tail
+// is left alone (no backup; the result's Repaired() is false).
+//
+// Otherwise, in this order: the original bytes go to a new backup file
+// path+".bak-<n>" (n = 1, 2, ...: the first that does not exist; an existing
+// backup is never overwritten); the committed text, every byte up to and
+// including the last "\n", is written to a temporary file; the temporary
+// file is renamed over path. If writing the temporary file or renaming it
+// fails, the original is unchanged, the temporary file is removed, and the
+// error is a *RepairError naming the backup. Files are written with
+// RepairFileMode.
+func RepairUnterminatedTail(fsys RepairFS, path string) (RepairResult, error) {
+	data, err := fsys.ReadFile(path)
+	if err != nil {
+		return RepairResult{}, fmt.Errorf("repair %s: %w", path, err)
+	}
+	rec, err := RecoverJSONL(string(data))
+	if err != nil {
+		return RepairResult{}, fmt.Errorf("repair %s: refused, the file is corrupt, not just cut short: %w", path, err)
+	}
+	res := RepairResult{Entries: len(rec.Entries)}
+	for _, w := range rec.Warnings {
+		if w.Code == WarnUnterminatedTail {
+			res.TailLine = w.Line
+		}
+	}
+	if res.TailLine == 0 {
+		return res, nil // nothing to cut: touch nothing
+	}
+	// Bytes are cut, never re-encoded: everything up to the last "\n" stays.
+	keep := data[:strings.LastIndexByte(string(data), '\n')+1]
+	res.RemovedBytes = len(data) - len(keep)
+
+	if res.BackupPath, err = writeBackup(fsys, path, data); err != nil {
+		return RepairResult{}, fmt.Errorf("repair %s: back up: %w", path, err)
+	}
+	tmp := path + ".repair-tmp"
+	if err := fsys.WriteFile(tmp, keep, RepairFileMode); err != nil {
+		_ = fsys.Remove(tmp)
+		return RepairResult{}, &RepairError{Path: path, Backup: res.BackupPath, Err: err}
+	}
+	if err := fsys.Rename(tmp, path); err != nil {
+		_ = fsys.Remove(tmp)
+		return RepairResult{}, &RepairError{Path: path, Backup: res.BackupPath, Err: err}
+	}
+	return res, nil
+}
+
+// maxBackups bounds the search for a free backup name, so that a file system
+// that says every name exists cannot keep the repair looping.
+const maxBackups = 10000
+
+// writeBackup writes data to the first path+".bak-<n>" that does not exist
+// and returns that name. WriteNewFile refuses an existing file, so an older
+// backup is never overwritten, not even by a race.
+func writeBackup(fsys RepairFS, path string, data []byte) (string, error) {
+	for n := 1; n <= maxBackups; n++ {
+		name := path + ".bak-" + strconv.Itoa(n)
+		err := fsys.WriteNewFile(name, data, RepairFileMode)
+		if err == nil {
+			return name, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("%s.bak-1 to .bak-%d all exist", path, maxBackups)
 }

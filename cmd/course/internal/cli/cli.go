@@ -142,6 +142,13 @@ Start a lab with 'course practice 10 mylab', then 'cd mylab' and
 		NewCmdList(f),
 		NewCmdGrade(f),
 		NewCmdSelfcheck(f),
+		NewCmdAutograder(f),
+		NewCmdTree(f),
+		NewCmdStatus(f),
+		NewCmdTest(f),
+		NewCmdWatch(f),
+		NewCmdHint(f),
+		NewCmdRelease(f),
 		NewCmdVersion(f),
 	)
 	return root

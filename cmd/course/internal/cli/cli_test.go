@@ -206,16 +206,16 @@ func TestListIsAnAlignedTable(t *testing.T) {
 	r := run(t, nil, "list")
 	require.Equal(t, 0, r.code, r.stderr)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-	require.Len(t, lines, 7, r.stdout)
 	header := lines[0]
-	assert.Regexp(t, `^CHAPTER +EXERCISE +NAME +POINTS +PUBLIC TESTS +HIDDEN TESTS$`, header)
+	assert.Regexp(t, `^CHAPTER +EXERCISE +NAME +POINTS +PUBLIC TESTS +HIDDEN TESTS +GRADED$`, header)
 
 	c, err := lab.Load()
 	require.NoError(t, err)
 	l, err := c.Lookup("10")
 	require.NoError(t, err)
-	cols := []string{"EXERCISE", "NAME", "POINTS", "PUBLIC TESTS", "HIDDEN TESTS"}
-	row := regexp.MustCompile(`^(\S+) +(\S+) +(\S+) +(\d+) +(\d+) +(\d+)$`)
+	require.Len(t, lines, len(l.Exercises)+1, r.stdout)
+	cols := []string{"EXERCISE", "NAME", "POINTS", "PUBLIC TESTS", "HIDDEN TESTS", "GRADED"}
+	row := regexp.MustCompile(`^(\S+) +(\S+) +(\S+) +(\d+) +(\d+) +(\d+) +(always|bonus)$`)
 	for i, e := range l.Exercises {
 		line := lines[i+1]
 		m := row.FindStringSubmatch(line)
@@ -224,6 +224,7 @@ func TestListIsAnAlignedTable(t *testing.T) {
 		assert.Equal(t, []string{
 			strconv.Itoa(e.Points), strconv.Itoa(len(l.PublicTests(e.ID))), strconv.Itoa(len(l.HiddenTests(e.ID))),
 		}, m[4:7])
+		assert.Equal(t, e.Bonus, m[7] == "bonus", "GRADED of %s", e.ID)
 		for _, col := range cols { // every column starts under its heading
 			at := strings.Index(header, col)
 			assert.NotEqual(t, ' ', rune(line[at]), "row %d column %s", i, col)

@@ -33,6 +33,7 @@ const (
 	formatText       = "text"
 	formatJSON       = "json"
 	formatGradescope = "gradescope"
+	formatJUnit      = "junit"
 )
 
 // GradeOptions are the inputs of `course grade`.
@@ -43,7 +44,7 @@ type GradeOptions struct {
 	Getenv func(string) string
 
 	Paths     []string      // the submissions, as given
-	Format    string        // text, json or gradescope
+	Format    string        // text, json, gradescope or junit
 	JSON      bool          // --json: the same as --format json
 	Output    string        // -o: write the report there instead of stdout
 	Exercises []string      // --lab: grade only these exercise ids
@@ -53,6 +54,7 @@ type GradeOptions struct {
 	Force     bool          // overwrite an existing CSV file
 	TestsDir  string        // an instructor's private tests
 	NoHidden  bool          // leave out the lab's hidden tests
+	Bonus     bool          // also grade the bonus exercises
 	NoSandbox bool          // process group only
 	Chapter   string        // the lab to grade against
 }
@@ -70,13 +72,16 @@ course, and the submission is never written to.
 
 One submission: a table of its exercises (pass/fail, tests, points), the
 first failing test of each failing exercise, and the score; or --json, or
---format gradescope for Gradescope's results.json.
+--format gradescope for Gradescope's results.json, or --format junit
+for CI systems that read JUnit XML.
 
 Several submissions: graded in parallel (--jobs), then one row each and the
 pass rate of every exercise. --csv writes a row per submission as soon as it
 is graded, so an interrupted run keeps what it finished.
 
-The lab's hidden tests are run and marked hidden unless --no-hidden.
+The lab's hidden tests are run and marked hidden unless --no-hidden. Bonus
+exercises (optional ones, see course list) are graded only with --bonus, and
+only then do their points count in the maximum score.
 
 Exit status: 0 every exercise of every submission passed, 1 some failed,
 2 something could not be graded (bad flags, an unreadable submission, no go
@@ -110,7 +115,7 @@ command, interrupted). See docs/grading.md.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", formatText, "report `FORMAT`: text, json or gradescope")
+	fl.StringVar(&opts.Format, "format", formatText, "report `FORMAT`: text, json, gradescope or junit")
 	fl.BoolVar(&opts.JSON, "json", false, "the same as --format json")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of standard output")
 	fl.StringSliceVar(&opts.Exercises, "lab", nil, "grade only exercise `ID` (e.g. 10.3); repeatable")
@@ -120,6 +125,7 @@ command, interrupted). See docs/grading.md.`,
 	fl.BoolVar(&opts.Force, "force", false, "overwrite the --csv file if it exists")
 	fl.StringVar(&opts.TestsDir, "tests", "", "also run the *_test.go files of `DIR` (a private suite), as hidden tests")
 	fl.BoolVar(&opts.NoHidden, "no-hidden", false, "run only the public tests")
+	fl.BoolVar(&opts.Bonus, "bonus", false, "also grade the bonus exercises (see course list); their points count only then")
 	fl.BoolVar(&opts.NoSandbox, "no-sandbox", false, "run student code without namespaces or a user change (process group only)")
 	fl.StringVar(&opts.Chapter, "chapter", "", "the lab's `CHAPTER` (default: the only one, or what the workspaces say)")
 	return cmd
@@ -134,9 +140,9 @@ type graded struct {
 
 func runGrade(ctx context.Context, opts *GradeOptions) error {
 	switch opts.Format {
-	case formatText, formatJSON, formatGradescope:
+	case formatText, formatJSON, formatGradescope, formatJUnit:
 	default:
-		return usageError(fmt.Errorf("unknown --format %q (known: text, json, gradescope)", opts.Format))
+		return usageError(fmt.Errorf("unknown --format %q (known: text, json, gradescope, junit)", opts.Format))
 	}
 	if opts.Timeout <= 0 {
 		return usageError(fmt.Errorf("--timeout %s: must be positive", opts.Timeout))
@@ -149,6 +155,9 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	if class && opts.Format == formatGradescope {
 		return usageError(fmt.Errorf("--format gradescope grades one submission (results.json is per submission), not %d", len(paths)))
 	}
+	if class && opts.Format == formatJUnit {
+		return usageError(fmt.Errorf("--format junit grades one submission (one XML report each), not %d", len(paths)))
+	}
 	catalog, err := opts.Catalog()
 	if err != nil {
 		return cannotGrade(err)
@@ -157,7 +166,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	ids, err := exerciseIDs(l, opts.Exercises)
+	ids, err := exerciseIDs(l, opts.Exercises, opts.Bonus)
 	if err != nil {
 		return usageError(err)
 	}
@@ -192,6 +201,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 		Lab:       l,
 		Exercises: ids,
 		Hidden:    !opts.NoHidden,
+		Bonus:     opts.Bonus,
 		TestsDir:  opts.TestsDir,
 		Timeout:   opts.Timeout,
 		NoSandbox: opts.NoSandbox,
@@ -273,6 +283,12 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 				return grader.WriteJSON(w, r.report)
 			case formatGradescope:
 				return grader.WriteJSON(w, grader.Gradescope(r.report))
+			case formatJUnit:
+				data, err := grader.JUnit(r.report)
+				if err == nil {
+					_, err = w.Write(data)
+				}
+				return err
 			}
 			return grader.WriteText(w, r.report, st)
 		}); err != nil {
@@ -431,15 +447,23 @@ func pickLab(catalog *lab.Catalog, chapter string, paths []string) (*lab.Lab, er
 }
 
 // exerciseIDs checks the --lab ids and returns them in the lab's order,
-// or every exercise's id when none is given.
-func exerciseIDs(l *lab.Lab, want []string) ([]string, error) {
+// or every exercise's id when none is given (bonus exercises only with
+// bonus set).
+func exerciseIDs(l *lab.Lab, want []string, bonus bool) ([]string, error) {
 	for _, id := range want {
-		if _, err := l.Exercise(id); err != nil {
+		e, err := l.Exercise(id)
+		if err != nil {
 			return nil, fmt.Errorf("--lab: %w", err)
+		}
+		if e.Bonus && !bonus {
+			return nil, fmt.Errorf("--lab %s: a bonus exercise, graded only with --bonus", id)
 		}
 	}
 	var ids []string
 	for _, e := range l.Exercises {
+		if e.Bonus && !bonus {
+			continue
+		}
 		if len(want) == 0 || slices.Contains(want, e.ID) {
 			ids = append(ids, e.ID)
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/coursekit/course/cmd/course/internal/cli"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/release/releasetest"
 	"github.com/coursekit/course/labs"
 )
 
@@ -37,8 +38,7 @@ func labSources(t *testing.T) sources {
 	stub, err := fs.ReadFile(labs.FS, "10-session/session.go")
 	require.NoError(t, err)
 	l := lab10(t)
-	sol, err := l.Solution()
-	require.NoError(t, err)
+	sol := releasetest.Solution(t, l) // skips in a student release, which has none
 	require.Contains(t, string(stub), "\nimport \"fmt\"\n")
 	rejected := strings.Replace(string(stub), "\nimport \"fmt\"\n", "\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n", 1) +
 		"\nfunc init() { _ = os.Args }\n"
@@ -96,6 +96,10 @@ func TestGradeSolutionPasses(t *testing.T) {
 	assert.NotContains(t, r.stdout, "\x1b[", "no colour off a terminal")
 	assert.Regexp(t, `(?m)^EXERCISE +NAME +RESULT +TESTS +POINTS$`, r.stdout)
 	for _, e := range lab10(t).Exercises {
+		if e.Bonus {
+			assert.NotRegexp(t, `(?m)^`+regexp.QuoteMeta(e.ID)+` `, r.stdout, "bonus exercise %s is graded only with --bonus", e.ID)
+			continue
+		}
 		m := row(e.ID, e.Name, "pass").FindStringSubmatch(r.stdout)
 		require.NotNil(t, m, "row of %s in\n%s", e.ID, r.stdout)
 		assert.Equal(t, m[1], m[2], "every test of %s passed", e.ID)
@@ -114,6 +118,9 @@ func TestGradeStubFailsWithReasons(t *testing.T) {
 	assert.Equal(t, "course grade: 6 of 6 exercises failed\n", r.stderr)
 	lines := strings.Split(r.stdout, "\n")
 	for _, e := range lab10(t).Exercises {
+		if e.Bonus {
+			continue // graded only with --bonus
+		}
 		m := row(e.ID, e.Name, "FAIL").FindStringSubmatch(r.stdout)
 		require.NotNil(t, m, "row of %s in\n%s", e.ID, r.stdout)
 		assert.Equal(t, "0", m[1])
@@ -129,6 +136,38 @@ func TestGradeStubFailsWithReasons(t *testing.T) {
 	assert.Contains(t, r.stdout, "Lab 10.1: PathTo: not implemented", "the failing test's message")
 	assert.NotContains(t, r.stdout, "course-grade-", "no temporary paths in the test output")
 	assert.Regexp(t, `(?m)^score 0/100 `, r.stdout)
+}
+
+func TestGradeBonusOnlyWhenAskedFor(t *testing.T) {
+	p := loneFile(t, t.TempDir(), "erin", labSources(t).solution)
+	r := run(t, nil, "grade", "--lab", "10.7", p)
+	assert.Equal(t, 2, r.code, r.stdout)
+	assert.Contains(t, r.stderr, "--lab 10.7: a bonus exercise, graded only with --bonus")
+}
+
+func TestGradeBonusExercise(t *testing.T) {
+	slow(t)
+	src := labSources(t)
+	dir := t.TempDir()
+	sol := loneFile(t, dir, "frank", src.solution)
+	r := run(t, nil, "grade", "--json", "--bonus", "--lab", "10.7", sol)
+	require.Equal(t, 0, r.code, r.stderr+r.stdout)
+	var rep map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep), r.stdout)
+	exercises := rep["exercises"].([]any)
+	require.Len(t, exercises, 1)
+	ex := exercises[0].(map[string]any)
+	assert.Equal(t, "10.7", ex["id"])
+	assert.Equal(t, true, ex["bonus"])
+	assert.Equal(t, true, ex["passed"])
+	assert.EqualValues(t, 10, rep["max_score"], "a graded bonus exercise counts in the maximum")
+
+	stub := loneFile(t, dir, "gina", src.stub)
+	r = run(t, nil, "grade", "--bonus", stub)
+	require.Equal(t, 1, r.code, r.stderr+r.stdout)
+	m := row("10.7", "RepairUnterminatedTail", "FAIL").FindStringSubmatch(r.stdout)
+	require.NotNil(t, m, "row of 10.7 in\n%s", r.stdout)
+	assert.Regexp(t, `(?m)^score 0/110 `, r.stdout, "with --bonus the maximum has the bonus points")
 }
 
 func TestGradeJSONOfOneExercise(t *testing.T) {
@@ -353,12 +392,12 @@ func TestGradeUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{}, "missing argument <submission>"},
-		{[]string{"--format", "xml", a}, `unknown --format "xml" (known: text, json, gradescope)`},
+		{[]string{"--format", "xml", a}, `unknown --format "xml" (known: text, json, gradescope, junit)`},
 		{[]string{"--json", "--format", "gradescope", a}, "--json and --format gradescope contradict each other"},
 		{[]string{"--timeout", "0s", a}, "--timeout 0s: must be positive"},
 		{[]string{"--timeout", "soon", a}, `invalid argument "soon" for "--timeout" flag: time: invalid duration "soon"`},
 		{[]string{"--jobs", "0", a, b}, "--jobs 0: must be at least 1"},
-		{[]string{"--lab", "10.9", a}, `--lab: chapter 10 has no exercise "10.9" (known: 10.1, 10.2, 10.3, 10.4, 10.5, 10.6)`},
+		{[]string{"--lab", "10.9", a}, `--lab: chapter 10 has no exercise "10.9" (known: 10.1, 10.2, 10.3, 10.4, 10.5, 10.6, 10.7)`},
 		{[]string{"--chapter", "11", a}, `unknown chapter "11" (known: 10)`},
 		{[]string{"--bogus", a}, "unknown flag: --bogus"},
 		{[]string{"--format", "gradescope", a, b}, "--format gradescope grades one submission (results.json is per submission), not 2"},

@@ -21,7 +21,10 @@ func NewCmdList(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the labs' exercises, their points and tests",
-		Args:  positional(),
+		Long: `List every exercise of every lab: its points, how many public and hidden
+tests it has, and whether it is always graded or a bonus exercise, which
+course grade grades only with --bonus.`,
+		Args: positional(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runList(opts)
 		},
@@ -34,11 +37,15 @@ func runList(opts *ListOptions) error {
 		return failure(err)
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CHAPTER\tEXERCISE\tNAME\tPOINTS\tPUBLIC TESTS\tHIDDEN TESTS")
+	fmt.Fprintln(tw, "CHAPTER\tEXERCISE\tNAME\tPOINTS\tPUBLIC TESTS\tHIDDEN TESTS\tGRADED")
 	for _, l := range catalog.Labs() {
 		for _, e := range l.Exercises {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\n", l.Chapter, e.ID, e.Name, e.Points,
-				len(l.PublicTests(e.ID)), len(l.HiddenTests(e.ID)))
+			graded := "always"
+			if e.Bonus {
+				graded = "bonus" // only with course grade --bonus
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", l.Chapter, e.ID, e.Name, e.Points,
+				len(l.PublicTests(e.ID)), len(l.HiddenTests(e.ID)), graded)
 		}
 	}
 	if err := tw.Flush(); err != nil {

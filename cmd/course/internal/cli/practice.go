@@ -60,12 +60,17 @@ func runPractice(opts *PracticeOptions) error {
 	}
 
 	out := opts.IO.Out
-	points := 0
+	points, graded, bonus := 0, 0, ""
 	for _, e := range l.Exercises {
+		if e.Bonus {
+			bonus += fmt.Sprintf(", optional %s", e.ID)
+			continue
+		}
 		points += e.Points
+		graded++
 	}
-	fmt.Fprintf(out, "Created %s: chapter %s, %q (%d exercises, %d points).\n\n",
-		opts.Dir, l.Chapter, l.Title, len(l.Exercises), points)
+	fmt.Fprintf(out, "Created %s: chapter %s, %q (%d exercises, %d points%s).\n\n",
+		opts.Dir, l.Chapter, l.Title, graded, points, bonus)
 	for _, name := range l.Editable {
 		fmt.Fprintf(out, "  Edit:    %s\n", filepath.Join(opts.Dir, name))
 	}

@@ -72,6 +72,13 @@ func runSelfcheck(ctx context.Context, opts *SelfcheckOptions) error {
 		}
 		labs = []*lab.Lab{l}
 	}
+	for _, l := range labs {
+		if _, err := l.Solution(); errors.Is(err, lab.ErrNoSolution) {
+			// A student release (course release) has no solutions on purpose.
+			return &ExitError{Code: ExitUsage, NoHelp: true, Err: fmt.Errorf(
+				"not available in a student release: lab %s has no reference solution to check its tests against", l.Chapter)}
+		}
+	}
 	allOK := true
 	for _, l := range labs {
 		fmt.Fprintf(opts.IO.ErrOut, "self-check of lab %s: grading the stub, the solutions and every mutant...\n", l.Chapter)

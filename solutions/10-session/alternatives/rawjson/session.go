@@ -14,6 +14,8 @@
 //     sync.Cond on which a reader waits for its own turn.
 //   - PathTo and MessagesOnPath share a walk that returns positions, so each
 //     copies only what it returns.
+//   - RepairUnterminatedTail (optional 10.7) splits the bytes at the last
+//     newline first and recovers only the committed part.
 package session
 
 import (
@@ -1201,4 +1203,79 @@ func MessagesOnPath(entries []SessionEntry, leafID string) ([]AgentMessage, erro
 		}
 	}
 	return out, nil
+}
+
+// ---- 10.7 (optional) ------------------------------------------------------
+
+// RepairUnterminatedTail cuts the unterminated tail off the session file at
+// path, explicitly: nothing else in the lab calls it, and
+// OpenJSONLSessionStore never repairs. It reads the file once and checks it
+// with RecoverJSONL: a committed bad line is refused (the error carries the
+// *LineError; a repair does not fix corruption), and a file without a tail
+// is left alone (no backup; the result's Repaired() is false).
+//
+// Otherwise, in this order: the original bytes go to a new backup file
+// path+".bak-<n>" (n = 1, 2, ...: the first that does not exist; an existing
+// backup is never overwritten); the committed text, every byte up to and
+// including the last "\n", is written to a temporary file; the temporary
+// file is renamed over path. If writing the temporary file or renaming it
+// fails, the original is unchanged, the temporary file is removed, and the
+// error is a *RepairError naming the backup. Files are written with
+// RepairFileMode.
+//
+// It works on bytes: the file splits at its last "\n" into the committed
+// part and the tail, and only the committed part is recovered (the same
+// lines RecoverJSONL would check, with the same line numbers).
+func RepairUnterminatedTail(fsys RepairFS, path string) (RepairResult, error) {
+	data, err := fsys.ReadFile(path)
+	if err != nil {
+		return RepairResult{}, fmt.Errorf("repair %s: %w", path, err)
+	}
+	committed, tail := data[:bytes.LastIndexByte(data, '\n')+1], data[bytes.LastIndexByte(data, '\n')+1:]
+	rec, err := recoverLines(bytes.Clone(committed))
+	if err != nil {
+		return RepairResult{}, fmt.Errorf("repair %s: a committed line is bad, and cutting the tail would not fix it: %w", path, err)
+	}
+	res := RepairResult{Entries: len(rec.Entries)}
+	if len(tail) == 0 {
+		return res, nil
+	}
+	res.TailLine = bytes.Count(committed, []byte{'\n'}) + 1
+	res.RemovedBytes = len(tail)
+	if res.BackupPath, err = newBackup(fsys, path, data); err != nil {
+		return RepairResult{}, fmt.Errorf("repair %s: writing the backup failed, nothing changed: %w", path, err)
+	}
+	if err := replaceFile(fsys, path, committed); err != nil {
+		return RepairResult{}, &RepairError{Path: path, Backup: res.BackupPath, Err: err}
+	}
+	return res, nil
+}
+
+// newBackup creates the first path+".bak-<n>" that does not exist yet,
+// holding data, and returns its name.
+func newBackup(fsys RepairFS, path string, data []byte) (string, error) {
+	var err error
+	for n := 1; n <= 1<<16; n++ {
+		name := fmt.Sprintf("%s.bak-%d", path, n)
+		if err = fsys.WriteNewFile(name, data, RepairFileMode); !errors.Is(err, fs.ErrExist) {
+			return name, err
+		}
+	}
+	return "", err
+}
+
+// replaceFile puts content in place of path: written to path+".new", then
+// renamed over path. On failure the new file is removed and path is as it
+// was.
+func replaceFile(fsys RepairFS, path string, content []byte) (err error) {
+	tmp := path + ".new"
+	defer func() {
+		if err != nil {
+			_ = fsys.Remove(tmp)
+		}
+	}()
+	if err = fsys.WriteFile(tmp, content, RepairFileMode); err != nil {
+		return err
+	}
+	return fsys.Rename(tmp, path)
 }

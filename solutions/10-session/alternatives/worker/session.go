@@ -19,6 +19,8 @@
 //   - PathTo walks up once, collecting positions, and fills a result of the
 //     right size from the back; RecoverJSONL scans the text with
 //     strings.IndexByte instead of splitting it.
+//   - RepairUnterminatedTail (optional 10.7) runs the steps after the backup
+//     from a table, each undone the same way.
 package session
 
 import (
@@ -1139,4 +1141,83 @@ func MessagesOnPath(entries []SessionEntry, leafID string) ([]AgentMessage, erro
 		out = append(out, e.Message.CloneMessage())
 	}
 	return out, nil
+}
+
+// ---- 10.7 (optional) ------------------------------------------------------
+
+// RepairUnterminatedTail cuts the unterminated tail off the session file at
+// path, explicitly: nothing else in the lab calls it, and
+// OpenJSONLSessionStore never repairs. It reads the file once and checks it
+// with RecoverJSONL: a committed bad line is refused (the error carries the
+// *LineError; a repair does not fix corruption), and a file without a tail
+// is left alone (no backup; the result's Repaired() is false).
+//
+// Otherwise, in this order: the original bytes go to a new backup file
+// path+".bak-<n>" (n = 1, 2, ...: the first that does not exist; an existing
+// backup is never overwritten); the committed text, every byte up to and
+// including the last "\n", is written to a temporary file; the temporary
+// file is renamed over path. If writing the temporary file or renaming it
+// fails, the original is unchanged, the temporary file is removed, and the
+// error is a *RepairError naming the backup. Files are written with
+// RepairFileMode.
+//
+// The steps after the backup are a table, each undone the same way (remove
+// the staged file), so that no step can forget its clean-up. The staged
+// file is named after the backup, so two repairs never share one.
+func RepairUnterminatedTail(fsys RepairFS, path string) (RepairResult, error) {
+	if fsys == nil {
+		return RepairResult{}, errors.New("repair: no RepairFS given")
+	}
+	data, err := fsys.ReadFile(path)
+	if err != nil {
+		return RepairResult{}, fmt.Errorf("repair %s: %w", path, err)
+	}
+	rec, err := RecoverJSONL(string(data))
+	if err != nil {
+		return RepairResult{}, fmt.Errorf("repair %s: refused: %w", path, err)
+	}
+	res := RepairResult{Entries: len(rec.Entries)}
+	at := slices.IndexFunc(rec.Warnings, func(w Warning) bool { return w.Code == WarnUnterminatedTail })
+	if at < 0 {
+		return res, nil
+	}
+	cut := strings.LastIndexByte(string(data), '\n') + 1
+	res.TailLine, res.RemovedBytes = rec.Warnings[at].Line, len(data)-cut
+
+	backup, err := backUp(fsys, path, data)
+	if err != nil {
+		return RepairResult{}, fmt.Errorf("repair %s: no backup, nothing changed: %w", path, err)
+	}
+	staged := backup + ".staged"
+	steps := []struct {
+		what string
+		run  func() error
+	}{
+		{"write " + staged, func() error { return fsys.WriteFile(staged, data[:cut], RepairFileMode) }},
+		{"rename " + staged + " over " + path, func() error { return fsys.Rename(staged, path) }},
+	}
+	for _, step := range steps {
+		if err := step.run(); err != nil {
+			_ = fsys.Remove(staged) // best effort: the original is intact either way
+			return RepairResult{}, &RepairError{Path: path, Backup: backup, Err: fmt.Errorf("%s: %w", step.what, err)}
+		}
+	}
+	res.BackupPath = backup
+	return res, nil
+}
+
+// backUp writes data to the first free path+".bak-<n>" and returns its name.
+// WriteNewFile is exclusive, so "free" is decided by the file system itself.
+func backUp(fsys RepairFS, path string, data []byte) (string, error) {
+	const tries = 10000
+	for n := range tries {
+		name := path + ".bak-" + strconv.Itoa(n+1)
+		switch err := fsys.WriteNewFile(name, data, RepairFileMode); {
+		case err == nil:
+			return name, nil
+		case !errors.Is(err, fs.ErrExist):
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("the first %d backup names of %s are taken", tries, path)
 }

@@ -1,0 +1,197 @@
+package cli_test
+
+import (
+	"archive/zip"
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// zipNames lists the entries of the zip at p, with whether each is executable.
+func zipNames(t *testing.T, p string) map[string]bool {
+	t.Helper()
+	zr, err := zip.OpenReader(p)
+	require.NoError(t, err)
+	defer zr.Close()
+	out := map[string]bool{}
+	for _, f := range zr.File {
+		out[f.Name] = f.Mode().Perm()&0o111 != 0
+	}
+	return out
+}
+
+func TestAutograderGradescopeBuildsABundle(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "autograder.zip")
+	// The tests run in cmd/course/internal/cli: the course's root is found above.
+	r := run(t, nil, "autograder", "gradescope", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `^Wrote .*autograder\.zip: setup\.sh, run_autograder and \d+ files of the course at `, r.stdout)
+	assert.Contains(t, r.stdout, "Grades lab 10 (6 exercises, 100 points) with its public and hidden tests.")
+	assert.Contains(t, r.stdout, "never give it to students")
+	names := zipNames(t, out)
+	assert.True(t, names["setup.sh"])
+	assert.True(t, names["run_autograder"])
+	assert.Contains(t, names, "cmd/course/main.go")
+
+	assert.Contains(t, zipFile(t, out, "run_autograder"), `grade --chapter 10 --format gradescope -o "$results" "$AUTOGRADER_ROOT/submission"`)
+
+	// An existing bundle is replaced, as go build -o does.
+	r = run(t, nil, "autograder", "gradescope", "--bonus", "--timeout", "20s", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "Grades lab 10 (7 exercises, 110 points)")
+	assert.Contains(t, zipFile(t, out, "run_autograder"), "grade --chapter 10 --bonus --timeout 20s --format gradescope")
+}
+
+// zipFile returns the content of entry name of the zip at p.
+func zipFile(t *testing.T, p, name string) string {
+	t.Helper()
+	zr, err := zip.OpenReader(p)
+	require.NoError(t, err)
+	defer zr.Close()
+	f, err := zr.Open(name)
+	require.NoError(t, err)
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	require.NoError(t, err)
+	return string(data)
+}
+
+func TestAutograderGradescopeLeavesItselfOutOfTheTree(t *testing.T) {
+	tree := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "go.mod"), []byte("module github.com/coursekit/course\n\ngo 1.24.0\n"), 0o644))
+	out := filepath.Join(tree, "autograder.zip")
+	for range 2 {
+		r := run(t, nil, "autograder", "gradescope", "--source", tree, out)
+		require.Equal(t, 0, r.code, r.stderr)
+	}
+	names := zipNames(t, out)
+	assert.Equal(t, map[string]bool{"setup.sh": true, "run_autograder": true, "go.mod": false}, names)
+	entries, err := os.ReadDir(tree)
+	require.NoError(t, err)
+	assert.Len(t, entries, 2, "no temporary file left behind")
+}
+
+func TestAutograderUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	notCourse := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(notCourse, "go.mod"), []byte("module example.com/other\n"), 0o644))
+	ws := workspace(t, t.TempDir(), "ws", labSources(t).stub)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"autograder", "moodle"}, `unknown platform "moodle" (known: gradescope, classroom)`},
+		{[]string{"autograder", "gradescope"}, "missing argument <out.zip>"},
+		{[]string{"autograder", "gradescope", "--source", notCourse, filepath.Join(dir, "a.zip")}, `is module "example.com/other", not the course`},
+		{[]string{"autograder", "gradescope", "--source", dir, filepath.Join(dir, "a.zip")}, "--source " + dir},
+		{[]string{"autograder", "gradescope", filepath.Join(dir, "no", "a.zip")}, "does not exist"},
+		{[]string{"autograder", "gradescope", dir}, "is a directory"},
+		{[]string{"autograder", "gradescope", "--tests", filepath.Join(dir, "none"), filepath.Join(dir, "a.zip")}, "--tests"},
+		{[]string{"autograder", "gradescope", "--chapter", "99", filepath.Join(dir, "a.zip")}, `99`},
+		{[]string{"autograder", "gradescope", "--go-version", "1.26", filepath.Join(dir, "a.zip")}, "not a release name"},
+		{[]string{"autograder", "gradescope", "--timeout", "0s", filepath.Join(dir, "a.zip")}, "--timeout 0s: must be positive"},
+		{[]string{"autograder", "classroom"}, "missing argument <dir>"},
+		{[]string{"autograder", "classroom", filepath.Join(dir, "missing")}, "not a directory"},
+		{[]string{"autograder", "classroom", dir}, "not a practice workspace (no go.mod)"},
+		{[]string{"autograder", "classroom", "--timeout", "0s", ws}, "--timeout 0s: must be positive"},
+	} {
+		r := run(t, nil, c.args...)
+		assert.Equal(t, 2, r.code, "%v: %s", c.args, r.stdout)
+		assert.Contains(t, r.stderr, c.want, "%v", c.args)
+		assert.Empty(t, r.stdout, "%v", c.args)
+	}
+	_, err := os.Stat(filepath.Join(dir, "a.zip"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing written on a usage error")
+}
+
+func TestAutograderClassroomWritesTheWorkflow(t *testing.T) {
+	ws := workspace(t, t.TempDir(), "lab10-template", labSources(t).stub)
+	r := run(t, nil, "autograder", "classroom", ws)
+	require.Equal(t, 0, r.code, r.stderr)
+	p := filepath.Join(ws, ".github", "workflows", "classroom.yml")
+	assert.Equal(t, "Wrote "+p+": 6 exercises of lab 10, 100 points, 2 minutes each at most.\n", strings.SplitAfter(r.stdout, "\n")[0])
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "name: Autograding Tests\n")
+	assert.Contains(t, string(data), "command: go test -count=1 -run '^TestLab10_6_'")
+	assert.NotContains(t, string(data), "TestLab10_7_", "bonus exercises only with --bonus")
+
+	r = run(t, nil, "autograder", "classroom", ws)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "classroom.yml exists; use --force to replace it")
+
+	r = run(t, nil, "autograder", "classroom", "--force", "--bonus", "--timeout", "5m", ws)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, ": 7 exercises of lab 10, 110 points, 5 minutes each at most.")
+	data, err = os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "TestLab10_7_")
+}
+
+// junitDoc is what the checks read of a JUnit report.
+type junitDoc struct {
+	XMLName  xml.Name `xml:"testsuites"`
+	Name     string   `xml:"name,attr"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Suites   []struct {
+		Name     string `xml:"name,attr"`
+		Tests    int    `xml:"tests,attr"`
+		Failures int    `xml:"failures,attr"`
+	} `xml:"testsuite"`
+}
+
+func TestGradeJUnitOfARejectedFile(t *testing.T) {
+	p := loneFile(t, t.TempDir(), "eve", labSources(t).rejected)
+	r := run(t, nil, "grade", "--format", "junit", p)
+	require.Equal(t, 1, r.code, r.stderr)
+	var doc junitDoc
+	require.NoError(t, xml.Unmarshal([]byte(r.stdout), &doc), r.stdout)
+	assert.Equal(t, "eve", doc.Name)
+	require.Len(t, doc.Suites, 6)
+	assert.Equal(t, "10.1 PathTo", doc.Suites[0].Name)
+	for _, s := range doc.Suites {
+		assert.Equal(t, 1, s.Failures, "%s fails once: the rejected file", s.Name)
+	}
+	assert.Equal(t, 6, doc.Failures)
+
+	out := filepath.Join(t.TempDir(), "eve.xml")
+	r = run(t, nil, "grade", "--format", "junit", "-o", out, p)
+	require.Equal(t, 1, r.code, r.stderr)
+	assert.Empty(t, r.stdout)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(data), "<?xml"))
+}
+
+func TestGradeJUnitIsOneSubmission(t *testing.T) {
+	dir := t.TempDir()
+	src := labSources(t)
+	r := run(t, nil, "grade", "--format", "junit", loneFile(t, dir, "a", src.rejected), loneFile(t, dir, "b", src.rejected))
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "--format junit grades one submission (one XML report each), not 2")
+}
+
+func TestGradeJUnitOfTheSolution(t *testing.T) {
+	slow(t)
+	p := loneFile(t, t.TempDir(), "alice", labSources(t).solution)
+	r := run(t, nil, "grade", "--format", "junit", p)
+	require.Equal(t, 0, r.code, r.stderr+r.stdout)
+	var doc junitDoc
+	require.NoError(t, xml.Unmarshal([]byte(r.stdout), &doc), r.stdout)
+	require.Len(t, doc.Suites, 6)
+	assert.Zero(t, doc.Failures)
+	total := 0
+	for _, e := range lab10(t).Exercises {
+		if !e.Bonus {
+			total += len(lab10(t).PublicTests(e.ID)) + len(lab10(t).HiddenTests(e.ID))
+		}
+	}
+	assert.Equal(t, total, doc.Tests, "one test case per public and hidden test")
+}

@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/lab"
+)
+
+// HintStatePath is where a workspace remembers which hints its student has
+// seen (slash-separated, relative to the workspace's root).
+const HintStatePath = ".course/hints.json"
+
+// Languages of the hints.
+const (
+	langEN = "en"
+	langZH = "zh"
+)
+
+// HintOptions are the inputs of `course hint`.
+type HintOptions struct {
+	IO      IOStreams
+	Catalog func() (*lab.Catalog, error)
+	// Getenv reads the environment (NO_COLOR, LC_ALL, LC_MESSAGES, LANG).
+	Getenv func(string) string
+
+	Dir      string // where to look for the workspace
+	Exercise string // the exercise id, as given
+	All      bool   // show every hint
+	Lang     string // en or zh; "" picks by the locale
+}
+
+// hintState is the content of HintStatePath.
+type hintState struct {
+	// Seen maps an exercise id to how many of its hints were shown.
+	Seen map[string]int `json:"seen"`
+}
+
+// NewCmdHint returns the `course hint <exercise>` command.
+func NewCmdHint(f *Factory) *cobra.Command {
+	return newCmdHint(&HintOptions{IO: f.IO, Catalog: f.Catalog, Getenv: os.Getenv})
+}
+
+func newCmdHint(opts *HintOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hint <exercise>",
+		Short: "Show the next hint for an exercise, without giving the answer away",
+		Long: `Show the next hint for an exercise of your practice workspace: each run
+shows one more, and the workspace remembers (in .course/hints.json) which
+you have seen. --all shows them all at once.
+
+Hints are in English, or in Chinese with --lang zh (the default when LC_ALL,
+LC_MESSAGES or LANG starts with zh).`,
+		Example: "  course hint 10.3\n  course hint 10.3 --all\n  course hint 10.3 --lang zh",
+		Args:    positional("<exercise>"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Exercise = args[0]
+			return runHint(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Dir, "dir", ".", "the practice workspace, or a directory inside it")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "show every hint of the exercise")
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "the hints' `language`: en or zh (default: en, or zh when the locale is Chinese)")
+	return cmd
+}
+
+func runHint(opts *HintOptions) error {
+	lang, err := hintLang(opts.Lang, opts.Getenv)
+	if err != nil {
+		return usageError(err)
+	}
+	ws, err := openWorkspace(opts.Dir, opts.Catalog)
+	if err != nil {
+		return err
+	}
+	ex, err := lookupExercise(ws.Lab, opts.Exercise)
+	if err != nil {
+		return usageError(err)
+	}
+	hints, err := ws.Lab.Hints(ex.ID)
+	if err != nil {
+		return failure(err)
+	}
+	w := opts.IO.Out
+	st := styleFor(w, opts.Getenv)
+	m := hintMessages(lang)
+	if len(hints) == 0 {
+		fmt.Fprintf(w, m.none+"\n", ex.ID, ex.Name, ex.ID)
+		return nil
+	}
+
+	statePath := filepath.Join(ws.Dir, filepath.FromSlash(HintStatePath))
+	state, err := readHintState(statePath)
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "course hint: starting over with the hints seen: %v\n", err)
+	}
+	seen := min(max(state.Seen[ex.ID], 0), len(hints))
+	n := len(hints)
+	switch {
+	case opts.All:
+		for i := range hints {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			writeHint(w, st, fmt.Sprintf(m.header, i+1, n, ex.ID, ex.Name), hints[i], lang)
+		}
+		seen = n
+	case seen < n:
+		writeHint(w, st, fmt.Sprintf(m.header, seen+1, n, ex.ID, ex.Name), hints[seen], lang)
+		seen++
+		if seen < n {
+			fmt.Fprintf(w, "\n%s\n", st.Dim(fmt.Sprintf(m.more, n-seen, ex.ID)))
+		} else {
+			fmt.Fprintf(w, "\n%s\n", st.Dim(fmt.Sprintf(m.wasLast, ex.ID)))
+		}
+	default:
+		fmt.Fprintf(w, m.allSeen+"\n\n", n, ex.ID)
+		writeHint(w, st, fmt.Sprintf(m.header, n, n, ex.ID, ex.Name), hints[n-1], lang)
+		fmt.Fprintf(w, "\n%s\n", st.Dim(fmt.Sprintf(m.showAll, ex.ID)))
+	}
+	if state.Seen[ex.ID] != seen {
+		state.Seen[ex.ID] = seen
+		if err := writeHintState(statePath, state); err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "course hint: could not remember which hints you saw: %v\n", err)
+		}
+	}
+	return nil
+}
+
+// hintWords are the few sentences around the hints.
+type hintWords struct{ header, more, wasLast, allSeen, showAll, none string }
+
+// hintMessages returns the sentences around the hints in lang.
+func hintMessages(lang string) hintWords {
+	if lang == langZH {
+		return hintWords{
+			header:  "提示 %d/%d（%s %s）：",
+			more:    "还有 %d 条：course hint %s",
+			wasLast: "这是最后一条提示；course hint %s --all 可查看全部。",
+			allSeen: "%d 条提示（%s）你都看过了。最后一条：",
+			showAll: "course hint %s --all 可查看全部。",
+			none:    "%s %s 还没有提示。请阅读讲义（README.zh.md），并运行 course test %s。",
+		}
+	}
+	return hintWords{
+		header:  "Hint %d of %d for %s %s:",
+		more:    "%d more: course hint %s",
+		wasLast: "That was the last hint; course hint %s --all shows them all.",
+		allSeen: "You have seen all %d hints for %s. The last one again:",
+		showAll: "course hint %s --all shows them all.",
+		none:    "There are no hints for %s %s yet. Read the handout (README.md), and run course test %s.",
+	}
+}
+
+// writeHint writes a hint under its header, indented, in lang (English
+// when it has no text in lang).
+func writeHint(w io.Writer, st grader.Style, header string, h lab.Hint, lang string) {
+	text := h.EN
+	if lang == langZH && strings.TrimSpace(h.ZH) != "" {
+		text = h.ZH
+	}
+	fmt.Fprintf(w, "%s\n\n%s", st.Pass(header), indentLines(strings.TrimSpace(text), "  "))
+}
+
+// hintLang is the --lang value, checked, or when it is empty the locale's:
+// zh when the first of LC_ALL, LC_MESSAGES and LANG that is set starts
+// with zh, en otherwise.
+func hintLang(flag string, getenv func(string) string) (string, error) {
+	switch flag {
+	case langEN, langZH:
+		return flag, nil
+	case "":
+	default:
+		return "", fmt.Errorf("--lang %q: must be en or zh", flag)
+	}
+	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if loc := getenv(v); loc != "" {
+			if strings.HasPrefix(strings.ToLower(loc), "zh") {
+				return langZH, nil
+			}
+			return langEN, nil
+		}
+	}
+	return langEN, nil
+}
+
+// readHintState reads the hints seen; a missing file is none seen. An
+// unreadable file is none seen too, with the error to report.
+func readHintState(p string) (hintState, error) {
+	state := hintState{Seen: map[string]int{}}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return state, nil
+	}
+	if err != nil {
+		return state, err
+	}
+	if err := json.Unmarshal(data, &state); err != nil {
+		return hintState{Seen: map[string]int{}}, fmt.Errorf("%s: %w", p, err)
+	}
+	if state.Seen == nil {
+		state.Seen = map[string]int{}
+	}
+	return state, nil
+}
+
+// writeHintState writes the state atomically: to a file beside p, renamed
+// over p, so that an interrupted write leaves the old state whole.
+func writeHintState(p string, state hintState) (err error) {
+	data, err := json.MarshalIndent(state, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), p)
+}

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/lab"
+)
+
+// How many lines of a failing test's output are shown: more of the first
+// failure, enough of each later one for a testify block.
+const (
+	maxOutputLines      = 25
+	maxLaterOutputLines = 10
+)
+
+// TestOptions are the inputs of `course test`.
+type TestOptions struct {
+	IO      IOStreams
+	Catalog func() (*lab.Catalog, error)
+	// Getenv reads the environment (NO_COLOR).
+	Getenv func(string) string
+	// GoTest runs go test in the workspace; execGoTest unless a test replaces it.
+	GoTest GoTestFunc
+
+	Dir      string // where to look for the workspace
+	Exercise string // the exercise id, as given
+}
+
+// NewCmdTest returns the `course test <exercise>` command.
+func NewCmdTest(f *Factory) *cobra.Command {
+	return newCmdTest(&TestOptions{IO: f.IO, Catalog: f.Catalog, Getenv: os.Getenv, GoTest: execGoTest})
+}
+
+func newCmdTest(opts *TestOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "test <exercise>",
+		Short: "Run one exercise's tests in your workspace, grouped and readable",
+		Long: `Run the public tests of one exercise of your practice workspace, as
+'go test -run Lab10_3' does, and show each test: ✓ or ✗, and under a
+failing test what it printed.
+
+Exit status: 0 the exercise passes, 1 it fails, 2 the command line was
+wrong (an unknown exercise) or the tests could not be run.`,
+		Example: "  course test 10.3",
+		Args:    positional("<exercise>"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Exercise = args[0]
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runTest(ctx, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Dir, "dir", ".", "the practice workspace, or a directory inside it")
+	return cmd
+}
+
+func runTest(ctx context.Context, opts *TestOptions) error {
+	ws, err := openWorkspace(opts.Dir, opts.Catalog)
+	if err != nil {
+		return err
+	}
+	ex, err := lookupExercise(ws.Lab, opts.Exercise)
+	if err != nil {
+		return usageError(err)
+	}
+	out := opts.IO.Out
+	st := styleFor(out, opts.Getenv)
+	fmt.Fprintf(out, "%s %s  (go test -run %s)\n\n", ex.ID, ex.Name, runPattern(ex))
+	live := newLiveLine(opts.IO.ErrOut)
+	res, err := ws.testExercises(ctx, opts.GoTest, []lab.Exercise{ex}, live.progress)
+	live.clear()
+	if ctx.Err() != nil {
+		return cannotGrade(errors.New("interrupted"))
+	}
+	if err != nil {
+		return cannotGrade(err)
+	}
+	eo := res.Exercises[0]
+	writeExercise(out, res, eo, st)
+	if !eo.Passed {
+		return failure(fmt.Errorf("%s %s fails: %s", ex.ID, ex.Name, eo.Reason))
+	}
+	return nil
+}
+
+// lookupExercise finds an exercise by its id ("10.3"), or by the part
+// after the chapter ("3").
+func lookupExercise(l *lab.Lab, id string) (lab.Exercise, error) {
+	e, err := l.Exercise(id)
+	if err != nil {
+		if short, err2 := l.Exercise(l.Chapter + "." + id); err2 == nil {
+			return short, nil
+		}
+	}
+	return e, err
+}
+
+// writeExercise writes the run of one exercise: why nothing ran, or each
+// test with the output of those that failed, and then the verdict.
+func writeExercise(w io.Writer, res *runOutcome, eo *exerciseOutcome, st grader.Style) {
+	if res.Broken {
+		writeBroken(w, res, st)
+	} else {
+		writeTests(w, eo, st)
+	}
+	fmt.Fprintf(w, "\n%s\n", verdictLine(eo, st))
+}
+
+// writeTests writes one line a test, ✓ or ✗, and under a test that did
+// not pass what it printed (without go test's === RUN framing), indented.
+func writeTests(w io.Writer, eo *exerciseOutcome, st grader.Style) {
+	limit := maxOutputLines
+	for _, t := range eo.Tests {
+		mark, note := st.Fail("✗"), ""
+		switch t.Status {
+		case statusPass:
+			mark = st.Pass("✓")
+		case statusSkip:
+			mark, note = st.Dim("-"), "skipped"
+		case statusNotRun:
+			note = "did not run"
+		case statusNoEnd:
+			note = "did not end: it crashed or hung"
+		}
+		if t.Own {
+			note = strings.TrimPrefix(note+"; your own test", "; ")
+		}
+		if note != "" {
+			note = " " + st.Dim("("+note+")")
+		}
+		fmt.Fprintf(w, "  %s %s%s\n", mark, t.Name, note)
+		if t.Status == statusPass || t.Status == statusNotRun {
+			continue
+		}
+		lines, more := outputExcerpt(t.Output, limit)
+		limit = maxLaterOutputLines
+		for _, l := range lines {
+			fmt.Fprintf(w, "      %s\n", l)
+		}
+		if more > 0 {
+			fmt.Fprintf(w, "      %s\n", st.Dim(fmt.Sprintf(`… %d more lines: go test -v -run "^%s$"`, more, t.Name)))
+		}
+	}
+	if !eo.Passed && strings.TrimSpace(eo.Output) != "" {
+		fmt.Fprintf(w, "  %s\n%s", st.Dim("printed outside the tests:"), indentLines(trimOutput(eo.Output), "      "))
+	}
+}
+
+// verdictLine is "PASS 10.3 Name: 9 of 9 tests passed", or FAIL and a
+// pointer to the hints.
+func verdictLine(eo *exerciseOutcome, st grader.Style) string {
+	e := eo.Exercise
+	if eo.Passed {
+		return fmt.Sprintf("%s %s %s: %d of %d tests passed", st.Pass("PASS"), e.ID, e.Name, eo.passedTests(), len(eo.Tests))
+	}
+	what := fmt.Sprintf("%d of %d tests passed", eo.passedTests(), len(eo.Tests))
+	if eo.passedTests() == len(eo.Tests) || eo.Reason == "the code does not compile" || strings.HasPrefix(eo.Reason, "go test ran no test") {
+		what = eo.Reason
+	}
+	return fmt.Sprintf("%s %s %s: %s  (course hint %s for a nudge)", st.Fail("FAIL"), e.ID, e.Name, what, e.ID)
+}
+
+// outputExcerpt returns the lines of a test's output that a person reads
+// (no === RUN, --- PASS/FAIL framing or blank lines), at most n of them,
+// and how many more there were.
+func outputExcerpt(out string, n int) (lines []string, more int) {
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		t := strings.TrimSpace(line)
+		framing := strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- FAIL") ||
+			strings.HasPrefix(t, "--- PASS") || strings.HasPrefix(t, "--- SKIP") // not testify's "--- Expected"
+		if framing || t == "" {
+			continue
+		}
+		if len(lines) == n {
+			more++
+			continue
+		}
+		// go test indents a test's output by four spaces; the caller indents it anew.
+		lines = append(lines, strings.TrimPrefix(strings.TrimRight(line, "\r"), "    "))
+	}
+	return lines, more
+}
+
+// trimOutput drops the trailing blank lines of s.
+func trimOutput(s string) string { return strings.TrimRight(s, "\r\n") }
+
+// indentLines puts prefix before every line of s and ends it with a newline.
+func indentLines(s, prefix string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
+}

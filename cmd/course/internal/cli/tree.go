@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coursekit/course/grader/sessionview"
+)
+
+// TreeOptions are the inputs of `course tree`.
+type TreeOptions struct {
+	IO IOStreams
+	// Getenv reads the environment (NO_COLOR).
+	Getenv func(string) string
+
+	Path string // the session file
+	Leaf string // --leaf: the entry to highlight with its branch
+}
+
+// NewCmdTree returns the `course tree <session.jsonl> [--leaf ID]` command.
+func NewCmdTree(f *Factory) *cobra.Command {
+	opts := &TreeOptions{IO: f.IO, Getenv: os.Getenv}
+	cmd := &cobra.Command{
+		Use:   "tree [--leaf ID] <session.jsonl>",
+		Short: "Draw a lab 10 session file as a tree of entries",
+		Long: `Draw a session file (one JSON entry per line, as lab 10 writes them) as the
+tree its parentIds make: roots and children in file order.
+
+A line below another at the same indent is its child, so a chain of replies
+stays in one column. An entry with several children is a branch point,
+marked "◆ n branches"; each branch starts with ├─ or └─, one indent in.
+Messages show their role, the start of their text and their tool calls
+(→ ls); metadata shows "meta <key>". With --leaf ID the entry ID is marked
+with * and every entry on its branch with ·, in colour on a terminal
+(unless NO_COLOR is set).
+
+The file is read with lab 10.4's rules: a line counts once it ends in a
+newline, and a last line without one is an unterminated tail, reported at
+the end and not drawn. Entries whose parent is not in the file are listed
+after the roots.
+
+Exit status: 0 the file was drawn; 1 a committed line is bad (what came
+before it is drawn, then the error); 2 the file cannot be read, or no entry
+has the --leaf id.`,
+		Example: `  course tree session.jsonl
+  course tree --leaf r session.jsonl`,
+		Args: positional("<session.jsonl>"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Path = args[0]
+			return runTree(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Leaf, "leaf", "", "highlight the entry `ID` and its branch")
+	return cmd
+}
+
+func runTree(opts *TreeOptions) error {
+	data, err := os.ReadFile(opts.Path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return usageError(fmt.Errorf("%s: no such file", opts.Path))
+		}
+		return usageError(err) // *fs.PathError names the path
+	}
+	s := sessionview.Read(data)
+	if opts.Leaf != "" {
+		if _, ok := s.Branch(opts.Leaf); !ok {
+			msg := fmt.Sprintf("--leaf %s: no committed entry of %s has this id", opts.Leaf, opts.Path)
+			if s.Bad != nil {
+				msg += fmt.Sprintf(" before its bad line %d", s.Bad.Line)
+			}
+			return usageError(errors.New(msg))
+		}
+	}
+
+	out := opts.IO.Out
+	fmt.Fprintln(out, treeSummary(opts.Path, s))
+	if len(s.Entries) > 0 {
+		fmt.Fprintln(out)
+	}
+	color := isTerminal(out) && opts.Getenv("NO_COLOR") == ""
+	if err := sessionview.Draw(out, s, sessionview.DrawOptions{Leaf: opts.Leaf, Color: color}); err != nil {
+		return failure(err)
+	}
+	if s.Bad != nil {
+		return failure(fmt.Errorf("%s: %w (not an entry; reading stops at the first bad committed line, so nothing after it is shown)",
+			opts.Path, s.Bad))
+	}
+	if s.Tail != nil {
+		fmt.Fprintf(out, "\nline %d: an unterminated tail of %d bytes, never committed, not drawn. The store opens this\n"+
+			"file read-only: repair it (exercise 10.7 cuts exactly this tail) before appending.\n", s.Tail.Line, s.Tail.Bytes)
+	}
+	return nil
+}
+
+// treeSummary is the first line: how many entries, roots and branch points.
+func treeSummary(path string, s *sessionview.Session) string {
+	if len(s.Entries) == 0 {
+		return path + ": no committed entries"
+	}
+	t := s.Tree()
+	branches := 0
+	for _, kids := range t.Children {
+		if len(kids) > 1 {
+			branches++
+		}
+	}
+	parts := []string{
+		treePlural(len(s.Entries), "entry", "entries"),
+		treePlural(len(t.Roots), "root", "roots"),
+		treePlural(branches, "branch point", "branch points"),
+	}
+	if n := len(t.Orphans); n > 0 {
+		parts = append(parts, treePlural(n, "orphan", "orphans"))
+	}
+	if n := len(t.Cycles); n > 0 {
+		parts = append(parts, treePlural(n, "entry on a cycle", "entries on a cycle"))
+	}
+	return fmt.Sprintf("%s: %s", path, strings.Join(parts, ", "))
+}
+
+func treePlural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

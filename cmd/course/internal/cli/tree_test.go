@@ -1,0 +1,104 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// treeExample is the chapter's example session, as lab 10 writes it.
+var treeExample = []string{
+	`{"type":"message","id":"a","parentId":null,"timestamp":1,"message":{"role":"user","content":[{"type":"text","text":"list files"}],"timestamp":1}}`,
+	`{"type":"message","id":"b","parentId":"a","timestamp":2,"message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"ls","arguments":{"path":"."}}],"model":"m","usage":{"input":3,"output":5,"totalTokens":8},"stopReason":"toolUse","timestamp":2}}`,
+	`{"type":"message","id":"r","parentId":"b","timestamp":3,"message":{"role":"toolResult","toolCallId":"c1","toolName":"ls","content":[{"type":"text","text":"README.md"}],"details":{"count":1},"isError":false,"timestamp":3}}`,
+	`{"type":"message","id":"d","parentId":"a","timestamp":4,"message":{"role":"assistant","content":[{"type":"text","text":"nothing to list"}],"timestamp":4}}`,
+	`{"type":"metadata","id":"m","parentId":"d","timestamp":5,"key":"title","value":{"text":"demo"}}`,
+}
+
+// sessionFile writes text to a session file in a new temporary directory.
+func sessionFile(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "session.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return p
+}
+
+func TestTreeDrawsTheChaptersExample(t *testing.T) {
+	p := sessionFile(t, strings.Join(treeExample, "\n")+"\n")
+	r := run(t, nil, "tree", p)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Empty(t, r.stderr)
+	assert.Equal(t, p+": 5 entries, 1 root, 1 branch point\n"+
+		"\n"+
+		"a  user  \"list files\"  ◆ 2 branches\n"+
+		"├─ b  assistant  → ls\n"+
+		"│  r  toolResult ls  \"README.md\"\n"+
+		"└─ d  assistant  \"nothing to list\"\n"+
+		"   m  meta title\n", r.stdout)
+}
+
+func TestTreeHighlightsTheLeaf(t *testing.T) {
+	p := sessionFile(t, strings.Join(treeExample, "\n")+"\n")
+	r := run(t, nil, "tree", "--leaf", "r", p)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "\n· a  user  \"list files\"  ◆ 2 branches\n· ├─ b  assistant  → ls\n* │  r  toolResult ls")
+	assert.Contains(t, r.stdout, "\n  └─ d  assistant")
+	assert.NotContains(t, r.stdout, "\x1b[", "no colour off a terminal")
+
+	t.Setenv("NO_COLOR", "")
+	code, stdout, _ := runTTY(t, "tree", "--leaf", "m", p)
+	require.Equal(t, 0, code)
+	assert.Contains(t, stdout, "*    \x1b[1;32mm  meta title\x1b[0m\n", "the leaf in colour on a terminal, * always")
+	t.Setenv("NO_COLOR", "1")
+	code, stdout, _ = runTTY(t, "tree", "--leaf", "m", p)
+	require.Equal(t, 0, code)
+	assert.NotContains(t, stdout, "\x1b[", "NO_COLOR")
+	assert.Contains(t, stdout, "*    m  meta title\n")
+
+	r = run(t, nil, "tree", "--leaf", "nope", p)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "--leaf nope: no committed entry of "+p+" has this id")
+	assert.Empty(t, r.stdout)
+}
+
+func TestTreeReportsTheUnterminatedTail(t *testing.T) {
+	p := sessionFile(t, strings.Join(treeExample[:2], "\n")+"\n"+`{"type":"message","id":"r","pare`)
+	r := run(t, nil, "tree", p)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, p+": 2 entries, 1 root, 0 branch points\n")
+	assert.Contains(t, r.stdout, "a  user  \"list files\"\nb  assistant  → ls\n")
+	assert.Contains(t, r.stdout, "\nline 3: an unterminated tail of 32 bytes, never committed, not drawn.")
+	assert.NotContains(t, r.stdout, "\nr  ", "the tail is not drawn")
+}
+
+func TestTreeStopsAtABadLine(t *testing.T) {
+	p := sessionFile(t, treeExample[0]+"\n\n"+`{"type":"message","id":"b"`+"\n"+strings.Join(treeExample[1:], "\n")+"\n")
+	r := run(t, nil, "tree", p)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, p+": 1 entry, 1 root, 0 branch points\n\na  user  \"list files\"\n",
+		"what came before the bad line is drawn")
+	assert.NotContains(t, r.stdout, "toolResult", "nothing after the bad line")
+	assert.True(t, strings.HasPrefix(r.stderr, "course tree: "+p+": line 3: "), r.stderr)
+	assert.NotContains(t, r.stderr, "--help")
+}
+
+func TestTreeFileErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.jsonl")
+	r := run(t, nil, "tree", missing)
+	assert.Equal(t, 2, r.code)
+	assert.Equal(t, "course tree: "+missing+": no such file\nRun 'course tree --help' for usage.\n", r.stderr)
+	assert.Empty(t, r.stdout)
+
+	r = run(t, nil, "tree")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "missing argument <session.jsonl>")
+
+	empty := sessionFile(t, "")
+	r = run(t, nil, "tree", empty)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, empty+": no committed entries\n", r.stdout)
+}

@@ -1,0 +1,226 @@
+// Package autograder makes what the course needs to grade on other
+// platforms: a Gradescope autograder bundle (a zip holding setup.sh,
+// run_autograder and the course's source tree) and a GitHub Classroom
+// workflow for a student repository made from a practice workspace.
+package autograder
+
+import (
+	"archive/zip"
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"text/template"
+	"time"
+)
+
+// Names at the root of a Gradescope bundle.
+const (
+	SetupScript = "setup.sh"
+	RunScript   = "run_autograder"
+	// PrivateTestsDir is where the bundle keeps the --tests suite.
+	PrivateTestsDir = "autograder-tests"
+)
+
+// DefaultGoVersion is the Go release setup.sh installs when the image has
+// no go command: the one this tool was built with, if it is a release.
+func DefaultGoVersion() string {
+	if v := runtime.Version(); goRelease.MatchString(v) {
+		return v
+	}
+	return "go1.24.0" // the course module's go line
+}
+
+var goRelease = regexp.MustCompile(`^go1\.\d+(\.\d+)?$`)
+
+//go:embed scripts/*.tmpl
+var scripts embed.FS
+
+var templates = template.Must(template.New("").ParseFS(scripts, "scripts/*.tmpl"))
+
+// zipTime is every entry's modification time, so that the same source
+// makes the same bytes.
+var zipTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Gradescope describes a Gradescope autograder bundle.
+type Gradescope struct {
+	// Source is the course's source tree (its module root).
+	Source string
+	// Chapter is the lab that submissions are graded against.
+	Chapter string
+	// TestsDir, if set, is an instructor's private suite: its *_test.go
+	// files go into the bundle and are run as hidden tests.
+	TestsDir string
+	// Bonus grades the lab's bonus exercises too.
+	Bonus bool
+	// Timeout, if set, is each exercise's time limit in course grade
+	// (--timeout); the grader's default otherwise.
+	Timeout time.Duration
+	// GoVersion is the release setup.sh installs when the image has no go
+	// command ("go1.26.2"); DefaultGoVersion() if empty.
+	GoVersion string
+	// Exclude lists paths under Source to leave out (the bundle itself,
+	// when it is written inside the tree).
+	Exclude []string
+}
+
+// BundleSummary says what went into a bundle.
+type BundleSummary struct {
+	SourceFiles  int // files of the course's source tree
+	PrivateTests int // files of the private suite
+}
+
+// Write writes the bundle as a zip to w: setup.sh and run_autograder at
+// its root (executable), the course's source tree beside them, and the
+// private suite, if any, in PrivateTestsDir.
+func (g *Gradescope) Write(w io.Writer) (BundleSummary, error) {
+	var sum BundleSummary
+	if err := g.check(); err != nil {
+		return sum, err
+	}
+	files, err := ListSourceTree(g.Source, g.Exclude...)
+	if err != nil {
+		return sum, fmt.Errorf("source tree %s: %w", g.Source, err)
+	}
+	for _, f := range files {
+		if f.Name == SetupScript || f.Name == RunScript || f.Name == PrivateTestsDir || strings.HasPrefix(f.Name, PrivateTestsDir+"/") {
+			return sum, fmt.Errorf("source tree %s: holds %s, a name the bundle needs for itself", g.Source, f.Name)
+		}
+	}
+	private, err := g.privateTests()
+	if err != nil {
+		return sum, err
+	}
+	setup, run, err := g.Scripts()
+	if err != nil {
+		return sum, err
+	}
+
+	zw := zip.NewWriter(w)
+	add := func(name string, mode fs.FileMode, r func() ([]byte, error)) error {
+		data, err := r()
+		if err != nil {
+			return err
+		}
+		h := &zip.FileHeader{Name: name, Method: zip.Deflate, Modified: zipTime}
+		h.SetMode(mode)
+		fw, err := zw.CreateHeader(h)
+		if err != nil {
+			return err
+		}
+		_, err = fw.Write(data)
+		return err
+	}
+	bytesOf := func(b []byte) func() ([]byte, error) { return func() ([]byte, error) { return b, nil } }
+	if err := add(SetupScript, 0o755, bytesOf(setup)); err != nil {
+		return sum, err
+	}
+	if err := add(RunScript, 0o755, bytesOf(run)); err != nil {
+		return sum, err
+	}
+	for _, f := range files {
+		p := filepath.Join(g.Source, filepath.FromSlash(f.Name))
+		if err := add(f.Name, normalMode(f.Mode), func() ([]byte, error) { return os.ReadFile(p) }); err != nil {
+			return sum, err
+		}
+		sum.SourceFiles++
+	}
+	for _, name := range private {
+		p := filepath.Join(g.TestsDir, name)
+		if err := add(PrivateTestsDir+"/"+name, 0o644, func() ([]byte, error) { return os.ReadFile(p) }); err != nil {
+			return sum, err
+		}
+		sum.PrivateTests++
+	}
+	return sum, zw.Close()
+}
+
+// normalMode keeps only whether a file is executable, as git does.
+func normalMode(m fs.FileMode) fs.FileMode {
+	if m&0o111 != 0 {
+		return 0o755
+	}
+	return 0o644
+}
+
+func (g *Gradescope) check() error {
+	if g.Source == "" {
+		return errors.New("no source tree given")
+	}
+	if err := IsCourseRoot(g.Source); err != nil {
+		return fmt.Errorf("source tree %s: %w", g.Source, err)
+	}
+	if !safeWord.MatchString(g.Chapter) {
+		return fmt.Errorf("chapter %q: not a plain name", g.Chapter)
+	}
+	if g.Timeout < 0 {
+		return fmt.Errorf("timeout %s: must be positive", g.Timeout)
+	}
+	if g.GoVersion != "" && !goRelease.MatchString(g.GoVersion) {
+		return fmt.Errorf("Go version %q: not a release name like go1.26.2", g.GoVersion)
+	}
+	return nil
+}
+
+var safeWord = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+// privateTests lists the *_test.go files directly in TestsDir, as
+// `course grade --tests` would take them.
+func (g *Gradescope) privateTests() ([]string, error) {
+	if g.TestsDir == "" {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(g.TestsDir)
+	if err != nil {
+		return nil, fmt.Errorf("--tests: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.Type().IsRegular() && strings.HasSuffix(n, "_test.go") && !strings.HasPrefix(n, ".") && !strings.HasPrefix(n, "_") {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("--tests %s: holds no *_test.go file", g.TestsDir)
+	}
+	return names, nil
+}
+
+// Scripts returns the bundle's setup.sh and run_autograder.
+func (g *Gradescope) Scripts() (setup, run []byte, err error) {
+	if err := g.check(); err != nil {
+		return nil, nil, err
+	}
+	flags := []string{"--chapter", g.Chapter}
+	if g.Bonus {
+		flags = append(flags, "--bonus")
+	}
+	if g.Timeout > 0 {
+		flags = append(flags, "--timeout", g.Timeout.String())
+	}
+	if g.TestsDir != "" {
+		flags = append(flags, "--tests", `"$AUTOGRADER_ROOT/source/`+PrivateTestsDir+`"`)
+	}
+	data := struct{ GoVersion, Chapter, GradeFlags string }{
+		GoVersion: g.GoVersion, Chapter: g.Chapter, GradeFlags: strings.Join(flags, " "),
+	}
+	if data.GoVersion == "" {
+		data.GoVersion = DefaultGoVersion()
+	}
+	var s, r bytes.Buffer
+	if err := templates.ExecuteTemplate(&s, "setup.sh.tmpl", data); err != nil {
+		return nil, nil, err
+	}
+	if err := templates.ExecuteTemplate(&r, "run_autograder.tmpl", data); err != nil {
+		return nil, nil, err
+	}
+	return s.Bytes(), r.Bytes(), nil
+}

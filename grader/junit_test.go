@@ -1,0 +1,159 @@
+package grader_test
+
+import (
+	"encoding/xml"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/grader"
+)
+
+// The document as a CI system reads it, parsed independently of the types
+// that wrote it.
+type parsedSuites struct {
+	XMLName  xml.Name      `xml:"testsuites"`
+	Name     string        `xml:"name,attr"`
+	Tests    int           `xml:"tests,attr"`
+	Failures int           `xml:"failures,attr"`
+	Errors   int           `xml:"errors,attr"`
+	Skipped  int           `xml:"skipped,attr"`
+	Time     string        `xml:"time,attr"`
+	Suites   []parsedSuite `xml:"testsuite"`
+}
+
+type parsedSuite struct {
+	Name       string `xml:"name,attr"`
+	Tests      int    `xml:"tests,attr"`
+	Failures   int    `xml:"failures,attr"`
+	Skipped    int    `xml:"skipped,attr"`
+	Time       string `xml:"time,attr"`
+	Properties []struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	} `xml:"properties>property"`
+	Cases []struct {
+		Classname string `xml:"classname,attr"`
+		Name      string `xml:"name,attr"`
+		Failure   *struct {
+			Message string `xml:"message,attr"`
+			Type    string `xml:"type,attr"`
+			Text    string `xml:",chardata"`
+		} `xml:"failure"`
+		Skipped *struct {
+			Message string `xml:"message,attr"`
+		} `xml:"skipped"`
+	} `xml:"testcase"`
+	SystemOut string `xml:"system-out"`
+}
+
+func parseJUnit(t *testing.T, r *grader.Report) parsedSuites {
+	t.Helper()
+	data, err := grader.JUnit(r)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `<?xml version="1.0" encoding="UTF-8"?>`)
+	var doc parsedSuites
+	require.NoError(t, xml.Unmarshal(data, &doc), string(data))
+	return doc
+}
+
+func TestJUnitCountsEveryKindOfResult(t *testing.T) {
+	r := &grader.Report{
+		Submission: "carol", Lab: "10", Build: grader.Build{OK: true}, Seconds: 2.25,
+		Exercises: []grader.ExerciseReport{
+			{ID: "10.1", Name: "PathTo", Passed: true, Points: 15, MaxPoints: 15, Seconds: 0.5, Tests: []grader.TestReport{
+				{Name: "TestLab10_1_A", Status: grader.StatusPass},
+				{Name: "TestLab10_1_HiddenB", Status: grader.StatusPass, Hidden: true},
+			}},
+			{ID: "10.2", Name: "ParseSessionEntry", MaxPoints: 20, Reason: "3 of 5 tests failed", Output: "printed outside tests\n", Tests: []grader.TestReport{
+				{Name: "TestLab10_2_Pass", Status: grader.StatusPass},
+				{Name: "TestLab10_2_Fail", Status: grader.StatusFail, Output: "want <a> & \"b\"\x00\x1b[31m\n"},
+				{Name: "TestLab10_2_Hang", Status: grader.StatusNoEnd, Output: "=== RUN TestLab10_2_Hang\n"},
+				{Name: "TestLab10_2_Forged", Status: grader.StatusForged},
+				{Name: "TestLab10_2_Skip", Status: grader.StatusSkip},
+			}},
+			{ID: "10.3", Name: "InMemorySessionStore", MaxPoints: 15, Reason: "no test ran", Tests: []grader.TestReport{
+				{Name: "TestLab10_3_A", Status: grader.StatusNotRun},
+			}},
+		},
+	}
+	doc := parseJUnit(t, r)
+	assert.Equal(t, "carol", doc.Name)
+	assert.Equal(t, "2.250", doc.Time)
+	require.Len(t, doc.Suites, 3)
+
+	ok, bad, none := doc.Suites[0], doc.Suites[1], doc.Suites[2]
+	assert.Equal(t, "10.1 PathTo", ok.Name)
+	assert.Equal(t, []int{2, 0, 0}, []int{ok.Tests, ok.Failures, ok.Skipped})
+	assert.Equal(t, "0.500", ok.Time)
+	for _, c := range ok.Cases {
+		assert.Equal(t, "10.1 PathTo", c.Classname)
+		assert.Nil(t, c.Failure)
+		assert.Nil(t, c.Skipped)
+	}
+	props := map[string]string{}
+	for _, p := range ok.Properties {
+		props[p.Name] = p.Value
+	}
+	assert.Equal(t, map[string]string{"passed": "true", "points": "15", "max_points": "15"}, props)
+
+	assert.Equal(t, "10.2 ParseSessionEntry", bad.Name)
+	assert.Equal(t, []int{5, 3, 1}, []int{bad.Tests, bad.Failures, bad.Skipped})
+	assert.Equal(t, "printed outside tests\n", bad.SystemOut)
+	byName := map[string]int{}
+	for i, c := range bad.Cases {
+		byName[c.Name] = i
+	}
+	fail := bad.Cases[byName["TestLab10_2_Fail"]]
+	require.NotNil(t, fail.Failure)
+	assert.Equal(t, "fail", fail.Failure.Type)
+	assert.Equal(t, "want <a> & \"b\"\uFFFD\uFFFD[31m\n", fail.Failure.Text, "escaped, and what XML cannot hold replaced")
+	assert.Equal(t, "did not end", bad.Cases[byName["TestLab10_2_Hang"]].Failure.Type)
+	assert.Equal(t, "inconsistent", bad.Cases[byName["TestLab10_2_Forged"]].Failure.Type)
+	require.NotNil(t, bad.Cases[byName["TestLab10_2_Skip"]].Skipped)
+	assert.Equal(t, "skip", bad.Cases[byName["TestLab10_2_Skip"]].Skipped.Message)
+
+	// Nothing failed by itself, yet the exercise failed: a verdict case says why.
+	assert.Equal(t, []int{2, 1, 1}, []int{none.Tests, none.Failures, none.Skipped})
+	require.Len(t, none.Cases, 2)
+	assert.Equal(t, "not run", none.Cases[0].Skipped.Message)
+	assert.Equal(t, grader.JUnitVerdictCase, none.Cases[1].Name)
+	assert.Equal(t, "no test ran", none.Cases[1].Failure.Message)
+
+	assert.Equal(t, 2+5+2, doc.Tests)
+	assert.Equal(t, 0+3+1, doc.Failures)
+	assert.Equal(t, 0+1+1, doc.Skipped)
+	assert.Equal(t, 0, doc.Errors)
+}
+
+func TestJUnitBuildFailureFailsEverySuite(t *testing.T) {
+	for _, rejected := range []bool{false, true} {
+		r := &grader.Report{
+			Submission: "eve", Build: grader.Build{Rejected: rejected, Output: "session.go:3:1: import \"os\" is not allowed\n"},
+			Exercises: []grader.ExerciseReport{
+				{ID: "10.1", Name: "PathTo", MaxPoints: 15, Reason: "the file was rejected", Tests: []grader.TestReport{{Name: "TestLab10_1_A", Status: grader.StatusNotRun}}},
+				{ID: "10.2", Name: "ParseSessionEntry", MaxPoints: 20, Reason: "the file was rejected", Tests: []grader.TestReport{{Name: "TestLab10_2_A", Status: grader.StatusNotRun}}},
+			},
+		}
+		doc := parseJUnit(t, r)
+		assert.Equal(t, 2, doc.Failures)
+		for _, s := range doc.Suites {
+			require.Len(t, s.Cases, 2)
+			f := s.Cases[1].Failure
+			require.NotNil(t, f)
+			assert.Contains(t, f.Text, `import "os" is not allowed`)
+			if rejected {
+				assert.Equal(t, "rejected", f.Type)
+			} else {
+				assert.Equal(t, "build failed", f.Type)
+			}
+		}
+	}
+}
+
+func TestJUnitOfNoExercises(t *testing.T) {
+	doc := parseJUnit(t, &grader.Report{Submission: "empty", Build: grader.Build{OK: true}})
+	assert.Equal(t, 0, doc.Tests)
+	assert.Empty(t, doc.Suites)
+}
