@@ -178,6 +178,9 @@ func failureExcerpt(out string) string {
 			break
 		}
 	}
+	if len(keep) == 0 {
+		return "(no output: the test printed nothing before it ended or was stopped)\n"
+	}
 	return strings.Join(keep, "\n") + "\n"
 }
 
@@ -216,9 +219,9 @@ func CSVRow(r *Report, exerciseIDs []string) []string {
 	}
 	note := ""
 	if !r.Build.OK {
-		note = "rejected"
-		if !r.Build.Rejected {
-			note = "build failed"
+		note = "build failed: " + compilerLine(r.Build.Output)
+		if r.Build.Rejected && len(r.Exercises) > 0 {
+			note, _, _ = strings.Cut(r.Exercises[0].Reason, "; a lab file may import only")
 		}
 	}
 	return append(row, strconv.Itoa(r.Score), strconv.Itoa(r.MaxScore), note)
@@ -231,4 +234,15 @@ func ErrorCSVRow(name string, exerciseIDs []string, err error) []string {
 		row = append(row, "")
 	}
 	return append(row, "", "", "not graded: "+firstLine(err.Error()))
+}
+
+// compilerLine picks the first line of a build's output that says what is
+// wrong (not the "# package" header).
+func compilerLine(out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
+			return t
+		}
+	}
+	return "see the build output"
 }

@@ -187,7 +187,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 						return grader.WriteJSON(w, gradescopeError(err))
 					})
 				}
-				return usageError(err)
+				return cannotGrade(err)
 			}
 			unreadable = append(unreadable, graded{name: grader.SubmissionName(p), path: p, err: err})
 			continue
