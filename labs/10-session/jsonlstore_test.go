@@ -529,3 +529,31 @@ func TestLab10_5_OSFileIORoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, append(entries, metadata("m", "r")), got)
 }
+
+// Rule 10.5.5: a store that needs repair refuses every append with the
+// *NeedsRepairError, whatever else is wrong with the entry: the file comes
+// first.
+func TestLab10_5_NeedsRepairComesFirst(t *testing.T) {
+	f := newFakeFS(t)
+	f.setFile(jsonlPath, jsonlFileOf(t, user("a", "", "hi"))+`{"type":"mes`)
+	s := jsonlMustOpen(t, f, jsonlPath, "a file with an unterminated tail")
+	for _, e := range []SessionEntry{user("a", "", "duplicate of a"), user("x", "gone", "orphan")} {
+		err := fakeWaitPending(t, fakeAppend(t, s, e, "Append"), "Append")
+		var nr *NeedsRepairError
+		require.True(t, errors.As(err, &nr), "Append(%q) on a store opened with an unterminated tail = %s; want the *NeedsRepairError before any duplicate or parent check (lab 10.5)", e.ID, fakeDescribe(err))
+	}
+	assert.Empty(t, f.appendCalls(), "a store that needs repair must never call AppendFile")
+}
+
+// Rule 10.5.4: the append whose write failed returns that write error; only
+// the appends after it get the *TaintedError. The two say different things:
+// "this write failed" and "this writer has stopped".
+func TestLab10_5_FailedAppendGetsTheWriteError(t *testing.T) {
+	f := newFakeFS(t)
+	ioErr := errors.New("disk full")
+	f.onAppend(1, fakeHook{Err: ioErr, WriteHalf: true})
+	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
+	err := fakeWaitPending(t, fakeAppend(t, s, user("a", "", "hi"), "Append(a)"), "Append(a)")
+	assert.True(t, errors.Is(err, ioErr), "Append(a) whose write failed = %s; want the write error itself (errors.Is(err, ioErr))", fakeDescribe(err))
+	assert.False(t, errors.Is(err, ErrTainted), "Append(a) whose write failed = %s; want the write error, not ErrTainted: the taint is for the appends after it (lab 10.5)", fakeDescribe(err))
+}

@@ -615,3 +615,35 @@ func TestLab10_2_GoStructDecodingIsNotValidation(t *testing.T) {
 	require.NoError(t, err, "ParseSessionEntry(a valid user line) error = %v, want no error", err)
 	assert.Equal(t, user("a", "", "hi"), got, "ParseSessionEntry(a valid user line) returned the wrong entry")
 }
+
+// Rule 10.2.2: an optional field of an assistant message is absent, never
+// null: null is not a model name, a usage, a stop reason or an error message.
+func TestLab10_2_OptionalFieldsAreAbsentNotNull(t *testing.T) {
+	for _, k := range []string{"model", "usage", "stopReason", "errorMessage"} {
+		t.Run(k, func(t *testing.T) {
+			e := parseLine(parseAssistantLine)
+			parseMessageOf(e)[k] = nil
+			_, err := ParseSessionEntry(e)
+			var fe *FieldError
+			require.ErrorAs(t, err, &fe, "ParseSessionEntry(an assistant entry with %q: null) error = %v, want a *FieldError: an optional field is left out when it has no value, it is never null (lab 10.2)", k, err)
+			assert.Equal(t, "entry.message."+k, fe.Path, "the FieldError must point at the null field")
+		})
+	}
+}
+
+// Rule 10.2.2: a tool result's toolName and a tool call's name are
+// non-empty, like their ids: an empty name cannot be replayed.
+func TestLab10_2_RejectsEmptyToolNames(t *testing.T) {
+	e := parseLine(parseToolResultLine)
+	parseMessageOf(e)["toolName"] = ""
+	_, err := ParseSessionEntry(e)
+	var fe *FieldError
+	require.ErrorAs(t, err, &fe, `ParseSessionEntry(a tool result with "toolName": "") error = %v, want a *FieldError: toolName must not be empty (lab 10.2)`, err)
+	assert.Equal(t, "entry.message.toolName", fe.Path)
+
+	e = parseLine(parseAssistantLine)
+	parseBlockOf(e, 1)["name"] = ""
+	_, err = ParseSessionEntry(e)
+	require.ErrorAs(t, err, &fe, `ParseSessionEntry(a tool call with "name": "") error = %v, want a *FieldError: a tool call's name must not be empty (lab 10.2)`, err)
+	assert.Equal(t, "entry.message.content[1].name", fe.Path)
+}

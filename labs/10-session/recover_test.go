@@ -253,3 +253,15 @@ func TestLab10_4_PureAndFresh(t *testing.T) {
 		"changing the entries of one RecoverJSONL result changed the next result — results must be fresh values")
 	assert.Equal(t, []Warning{{Code: WarnUnterminatedTail, Line: 6}}, third.Warnings)
 }
+
+// Rule 10.4.1: a committed line may be long: an agent's tool output easily
+// runs to hundreds of kilobytes. (bufio.Scanner stops at 64 KiB by default:
+// if you use it, give it a bigger buffer, or split the text yourself.)
+func TestLab10_4_LongCommittedLineRecovers(t *testing.T) {
+	big := toolResult("r", "", "c1")
+	big.Message.(*ToolResultMessage).Content[0].Text = strings.Repeat("x", 200_000)
+	text := recoverFile(recoverLine(t, big), recoverLine(t, user("u", "r", "next")))
+	rec, err := RecoverJSONL(text)
+	require.NoError(t, err, "RecoverJSONL(a 200 KB committed line, then a short one) error = %v; a long line is still one committed line (lab 10.4)", err)
+	assert.Equal(t, []string{"r", "u"}, ids(rec.Entries), "both committed entries must come back, the long one first")
+}

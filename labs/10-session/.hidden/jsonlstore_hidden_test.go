@@ -108,3 +108,22 @@ func TestLab10_5_HiddenOpenInvalidEntryLine(t *testing.T) {
 	assert.Equal(t, "entry.extra", fe.Path)
 	assert.Equal(t, 0, f.appendCount())
 }
+
+// Rule 10.5.7: Entries waits for every append called before it, in every
+// round, not only when the scheduler is kind.
+func TestLab10_5_HiddenEntriesWaitsRepeated(t *testing.T) {
+	for round := 0; round < 30; round++ {
+		f := newFakeFS(t)
+		gate := f.newGate()
+		f.onAppend(1, fakeHook{Gate: gate})
+		s := jsonlMustOpen(t, f, jsonlPath, "missing file")
+		entries := []SessionEntry{user("a", "", "hi"), assistantToolCall("b", "a", "c1"), toolResult("r", "b", "c1")}
+		ps := memAppendAll(t, s, entries, "three appends")
+		f.waitAppendStarted(t, 1, "first append")
+		gate.open()
+		got, err := s.Entries()
+		require.NoError(t, err)
+		require.Equal(t, entries, got, "round %d: Entries() called after three Append calls must wait for all three (lab 10.5)", round)
+		memRequireCommitted(t, ps, entries, "three appends")
+	}
+}

@@ -142,3 +142,25 @@ func TestLab10_3_HiddenConcurrentChains(t *testing.T) {
 		seen[e.ID] = true
 	}
 }
+
+// Rule 10.3.3: an orphan is judged in its turn: its Pending cannot be done
+// while the append called just before it is not.
+func TestLab10_3_HiddenRejectionWaitsItsTurn(t *testing.T) {
+	for round := 0; round < 20; round++ {
+		s := NewInMemorySessionStore()
+		var last *Pending
+		parent := ""
+		for i := 0; i < 50; i++ {
+			id := fmt.Sprintf("e%d", i)
+			last = s.Append(user(id, parent, id))
+			parent = id
+		}
+		orphan := s.Append(user("o", "nope", "orphan"))
+		if fakeIsDone(orphan) && !fakeIsDone(last) {
+			t.Fatalf("round %d: the orphan's Append completed before the append called just before it: it was judged at call time, not in its turn (lab 10.3)", round)
+		}
+		require.NoError(t, last.Wait(), "round %d: the chain of 50 appends must be committed", round)
+		var missing *MissingParentError
+		require.ErrorAs(t, orphan.Wait(), &missing, "round %d: an orphan must be rejected with a *MissingParentError", round)
+	}
+}

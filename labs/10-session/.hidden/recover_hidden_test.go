@@ -77,3 +77,14 @@ func TestLab10_4_HiddenCRLFTailAndLateBOM(t *testing.T) {
 	rec, err = RecoverJSONL(text)
 	recoverRequireLineError(t, text, rec, err, 2, "a BOM is never stripped: line 2 starts with one")
 }
+
+// Rule 10.4.2: only spaces, tabs and \r make a blank line; a form feed, a
+// vertical tab or a no-break space is a bad committed line.
+func TestLab10_4_HiddenOtherWhitespaceIsBad(t *testing.T) {
+	a := recoverLine(t, user("a", "", "hi"))
+	for _, blank := range []string{"\f", "\v", "\u00a0"} {
+		text := recoverFile(a, blank)
+		rec, err := RecoverJSONL(text)
+		recoverRequireLineError(t, text, rec, err, 2, "only spaces, tabs and \\r make a blank line")
+	}
+}
