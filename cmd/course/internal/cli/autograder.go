@@ -143,7 +143,7 @@ func runAutograderGradescope(opts *GradescopeBundleOptions) error {
 		b.Timeout = opts.Timeout
 	}
 	var sum autograder.BundleSummary
-	err = writeFileAtomicExcluding(opts.Output, func(w io.Writer, tmp string) error {
+	err = writeAtomic(opts.Output, func(w io.Writer, tmp string) error {
 		// The bundle may be written inside the tree it packs: leave it out.
 		b.Exclude = []string{opts.Output, tmp}
 		var err error
@@ -171,31 +171,6 @@ func runAutograderGradescope(opts *GradescopeBundleOptions) error {
 	fmt.Fprintln(out, "Upload it as the autograder of a Gradescope programming assignment; it holds")
 	fmt.Fprintln(out, "the hidden tests, so never give it to students. See docs/instructors.md.")
 	return nil
-}
-
-// writeFileAtomicExcluding writes p through a temporary file beside it,
-// whose name write is told, and renames it to p.
-func writeFileAtomicExcluding(p string, write func(w io.Writer, tmp string) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err := write(f, f.Name()); err != nil {
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), p)
 }
 
 func isDir(p string) bool {

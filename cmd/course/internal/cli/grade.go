@@ -521,30 +521,6 @@ func writeReport(opts *GradeOptions, write func(io.Writer, grader.Style) error) 
 	return write(opts.IO.Out, grader.Style{Color: color})
 }
 
-// writeFileAtomic writes a file beside p and renames it to p.
-func writeFileAtomic(p string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err := write(f); err != nil {
-		return fmt.Errorf("-o %s: %w", p, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), p)
-}
-
 // gradescopeError is the results.json of a submission that could not be
 // read: no points, and the reason for the student to see.
 func gradescopeError(err error) grader.GradescopeResults {
@@ -854,4 +830,14 @@ func writeCells(w io.Writer, rows [][]cell) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeFileAtomic writes the report file p atomically (see writeAtomic).
+func writeFileAtomic(p string, write func(io.Writer) error) error {
+	return writeAtomic(p, func(w io.Writer, _ string) error {
+		if err := write(w); err != nil {
+			return fmt.Errorf("-o %s: %w", p, err)
+		}
+		return nil
+	})
 }

@@ -215,7 +215,7 @@ func readHintState(p string) (hintState, error) {
 
 // writeHintState writes the state atomically: to a file beside p, renamed
 // over p, so that an interrupted write leaves the old state whole.
-func writeHintState(p string, state hintState) (err error) {
+func writeHintState(p string, state hintState) error {
 	data, err := json.MarshalIndent(state, "", "  ")
 	if err != nil {
 		return err
@@ -223,24 +223,8 @@ func writeHintState(p string, state hintState) (err error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
-	if err != nil {
+	return writeAtomic(p, func(w io.Writer, _ string) error {
+		_, err := w.Write(append(data, '\n'))
 		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), p)
+	})
 }
