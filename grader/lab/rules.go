@@ -97,6 +97,41 @@ func (l *Lab) RuleTests() ([]RuleTest, error) {
 	return out, nil
 }
 
+// MutantRules maps each rule to the mutants (kept wrong solutions, in the
+// solutions' <slug>/mutants/*.patch) that name it in their "Rules:" header.
+// A lab without mutants (a student release) has none.
+func (l *Lab) MutantRules() (map[string][]string, error) {
+	dir := path.Join(l.Slug, "mutants")
+	entries, err := fs.ReadDir(l.solutionsFS, dir)
+	if err != nil {
+		return map[string][]string{}, nil
+	}
+	out := map[string][]string{}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".patch") {
+			continue
+		}
+		data, err := fs.ReadFile(l.solutionsFS, path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		id := strings.TrimSuffix(e.Name(), ".patch")
+		for _, line := range strings.Split(string(data), "\n") {
+			if line == "" || strings.HasPrefix(line, "diff ") || strings.HasPrefix(line, "--- ") {
+				break // the header ends at the first blank line or the diff
+			}
+			if rules, ok := strings.CutPrefix(line, "Rules: "); ok {
+				for _, r := range strings.Split(rules, ",") {
+					if r = strings.TrimSpace(r); r != "" {
+						out[r] = append(out[r], id)
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
 // RuleTable renders the lab's rules as a Markdown table, each with the
 // public and hidden tests that check it. It is how docs/ keeps a table that
 // cannot drift: a test compares the file with this.
@@ -106,6 +141,10 @@ func (l *Lab) RuleTable() (string, error) {
 		return "", err
 	}
 	tests, err := l.RuleTests()
+	if err != nil {
+		return "", err
+	}
+	mutants, err := l.MutantRules()
 	if err != nil {
 		return "", err
 	}
@@ -121,11 +160,14 @@ func (l *Lab) RuleTable() (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Lab %s: rules and the tests that check them\n\n", l.Chapter)
-	fmt.Fprintf(&b, "Generated from `labs/%s/%s` and the `// Rule` doc comments of the lab's tests; do not edit.\n", l.Slug, RulesPath)
+	fmt.Fprintf(&b, "Generated from `labs/%s/%s`, the `// Rule` doc comments of the lab's tests and the `Rules:` headers of\n", l.Slug, RulesPath)
+	fmt.Fprintf(&b, "the mutants in `solutions/%s/mutants` (wrong solutions that a test of the rule must catch: `course selfcheck`\n", l.Slug)
+	fmt.Fprintf(&b, "proves it on every run); do not edit.\n")
 	fmt.Fprintf(&b, "Regenerate with `go test ./grader/lab -run TestRuleTable -update`. Hidden tests are never copied to students.\n\n")
-	b.WriteString("| rule | what must be true | public tests | hidden tests |\n| --- | --- | --- | --- |\n")
+	b.WriteString("| rule | what must be true | public tests | hidden tests | mutants caught |\n| --- | --- | --- | --- | --- |\n")
 	for _, r := range rules {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.ID, strings.ReplaceAll(r.Text, "|", `\|`), codeList(public[r.ID]), codeList(hidden[r.ID]))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.ID, strings.ReplaceAll(r.Text, "|", `\|`),
+			codeList(public[r.ID]), codeList(hidden[r.ID]), codeList(mutants[r.ID]))
 	}
 	return b.String(), nil
 }

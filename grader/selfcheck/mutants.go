@@ -27,6 +27,9 @@ type Mutant struct {
 	Exercise string
 	// Mistake says in one sentence what the mutant gets wrong.
 	Mistake string
+	// Rules are the rules of the lab it breaks: at least one test that
+	// checks one of them must fail on it.
+	Rules []string
 	// Patch is the unified diff against the reference session.go.
 	Patch []byte
 }
@@ -41,11 +44,12 @@ func (e *MutantError) Error() string { return e.File + ": " + e.Err.Error() }
 func (e *MutantError) Unwrap() error { return e.Err }
 
 // LoadMutants reads every *.patch in dir of fsys. A patch starts with a
-// header of "Key: value" lines (Exercise and Mistake are required), then
-// the diff:
+// header of "Key: value" lines (Exercise, Mistake and Rules are required),
+// then the diff:
 //
 //	Exercise: 10.5
 //	Mistake: the failed write does not taint the writer
+//	Rules: 10.5.4
 //
 //	--- a/session.go
 //	+++ b/session.go
@@ -81,10 +85,16 @@ func LoadMutants(fsys fs.FS, dir string) ([]Mutant, error) {
 				m.Exercise = strings.TrimSpace(value)
 			case "Mistake":
 				m.Mistake = strings.TrimSpace(value)
+			case "Rules":
+				for _, r := range strings.Split(value, ",") {
+					if r = strings.TrimSpace(r); r != "" {
+						m.Rules = append(m.Rules, r)
+					}
+				}
 			}
 		}
-		if m.Exercise == "" || m.Mistake == "" {
-			return nil, &MutantError{File: p, Err: fmt.Errorf("header needs an Exercise: and a Mistake: line")}
+		if m.Exercise == "" || m.Mistake == "" || len(m.Rules) == 0 {
+			return nil, &MutantError{File: p, Err: fmt.Errorf("header needs an Exercise:, a Mistake: and a Rules: line")}
 		}
 		out = append(out, m)
 	}

@@ -33,8 +33,9 @@ const (
 type Candidate struct {
 	Kind     Kind
 	Name     string
-	Exercise string // mutants only: the exercise whose tests must catch it
-	Mistake  string // mutants only
+	Exercise string   // mutants only: the exercise whose tests must catch it
+	Mistake  string   // mutants only
+	Rules    []string // mutants only: a test of one of these rules must catch it
 	Source   []byte
 }
 
@@ -144,7 +145,7 @@ func Candidates(l *lab.Lab) ([]Candidate, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Candidate{Kind: KindMutant, Name: m.ID, Exercise: m.Exercise, Mistake: m.Mistake, Source: src})
+		out = append(out, Candidate{Kind: KindMutant, Name: m.ID, Exercise: m.Exercise, Mistake: m.Mistake, Rules: m.Rules, Source: src})
 	}
 	return out, nil
 }
@@ -173,6 +174,14 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 
+	ruleTests, err := opts.Lab.RuleTests()
+	if err != nil {
+		return nil, err
+	}
+	rulesOf := map[string][]string{}
+	for _, rt := range ruleTests {
+		rulesOf[rt.Test] = rt.Rules
+	}
 	results := make([]Result, len(cands))
 	var (
 		mu       sync.Mutex
@@ -205,7 +214,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 				}
 				return
 			}
-			results[i] = judge(c, rep)
+			results[i] = judge(c, rep, rulesOf)
 			if fuzzErr != nil {
 				results[i].OK = false
 				results[i].Detail += "; " + fuzzErr.Error()
@@ -224,7 +233,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 }
 
 // judge decides whether a graded candidate did what its kind must.
-func judge(c Candidate, rep *grader.Report) Result {
+func judge(c Candidate, rep *grader.Report, rulesOf map[string][]string) Result {
 	r := Result{Candidate: c, Report: rep}
 	var passing []string
 	for _, ex := range rep.Exercises {
@@ -281,11 +290,14 @@ func judge(c Candidate, rep *grader.Report) Result {
 			}
 		}
 		sort.Strings(r.KilledBy)
-		r.OK = len(r.KilledBy) > 0
-		if r.OK {
-			r.Detail += "killed by " + strings.Join(r.KilledBy, ", ")
-		} else {
+		r.OK = len(r.KilledBy) > 0 && killedByItsRules(r.KilledBy, c.Rules, rulesOf)
+		switch {
+		case len(r.KilledBy) == 0:
 			r.Detail = "SURVIVED: every test of " + c.Exercise + " passes on it"
+		case !r.OK:
+			r.Detail = "killed only by tests of other rules than the ones it names (" + strings.Join(c.Rules, ", ") + "): " + strings.Join(r.KilledBy, ", ")
+		default:
+			r.Detail += "killed by " + strings.Join(r.KilledBy, ", ")
 		}
 	}
 	return r
@@ -294,4 +306,19 @@ func judge(c Candidate, rep *grader.Report) Result {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
+}
+
+// killedByItsRules reports whether one of the killing tests checks one of
+// the rules the mutant names: the proof that the test for that rule bites.
+func killedByItsRules(killedBy, rules []string, rulesOf map[string][]string) bool {
+	for _, test := range killedBy {
+		for _, r := range rulesOf[test] {
+			for _, want := range rules {
+				if r == want {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
