@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -132,6 +133,9 @@ func New(opts Options) (*Grader, error) {
 		if g.extra, private, err = readPrivateTests(opts.TestsDir); err != nil {
 			return nil, err
 		}
+	}
+	if err := g.checkReachable(); err != nil {
+		return nil, err
 	}
 	if err := g.checkSetup(); err != nil {
 		return nil, err
@@ -291,9 +295,14 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 		g.failAll(rep, "the submission does not build")
 		return g.finish(rep, started), nil
 	}
-	// The runs may happen as another user: let it reach the binary.
-	for _, d := range []string{work, filepath.Dir(bin)} {
-		if err := os.Chmod(d, 0o755); err != nil {
+	// The runs may happen as another user: let it run the binary, but not
+	// read it or anything beside it. The sources, hidden tests included, go
+	// now; an execute-only binary cannot be read back through /proc either.
+	if err := os.RemoveAll(srcDir); err != nil {
+		return nil, fmt.Errorf("grader: %w", err)
+	}
+	for _, p := range []string{work, filepath.Dir(bin), bin} {
+		if err := os.Chmod(p, 0o711); err != nil {
 			return nil, fmt.Errorf("grader: %w", err)
 		}
 	}
@@ -387,10 +396,65 @@ func (g *Grader) build(ctx context.Context, srcDir, bin string) Build {
 	return Build{OK: true, Output: text, Seconds: out.Duration.Seconds()}
 }
 
-// runExercise runs the test binary for one exercise and judges it.
+// runExercise runs the test binary for one exercise and judges it. The
+// public and the hidden tests run in two separate processes: output that
+// student code prints while a hidden test runs could otherwise be credited
+// to a public test running beside it, and shown to the student with it.
 func (g *Grader) runExercise(ctx context.Context, work, bin string, ex lab.Exercise) (ExerciseReport, Isolation, error) {
+	var public, hidden []expectedTest
+	for _, t := range g.expected[ex.ID] {
+		if t.hidden {
+			hidden = append(hidden, t)
+		} else {
+			public = append(public, t)
+		}
+	}
 	er := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points}
-	runDir := filepath.Join(work, "run-"+strings.ReplaceAll(ex.ID, ".", "_"))
+	var iso Isolation
+	var parts []ExerciseReport
+	for _, group := range []struct {
+		name  string
+		tests []expectedTest
+	}{{"public", public}, {"hidden", hidden}} {
+		if len(group.tests) == 0 && group.name == "hidden" {
+			continue
+		}
+		part, partIso, err := g.runGroup(ctx, work, bin, ex, group.name, group.tests)
+		if err != nil {
+			return er, partIso, err
+		}
+		iso = partIso
+		parts = append(parts, part)
+	}
+	er.Passed = true
+	var reasons []string
+	allCounts := true
+	for _, part := range parts {
+		er.Tests = append(er.Tests, part.Tests...)
+		er.Seconds += part.Seconds
+		er.Output += part.Output
+		if !part.Passed {
+			er.Passed = false
+			reasons = append(reasons, part.Reason)
+			allCounts = allCounts && strings.HasSuffix(part.Reason, "tests failed")
+		}
+	}
+	switch {
+	case er.Passed:
+		er.Points = er.MaxPoints
+	case allCounts:
+		er.Reason = fmt.Sprintf("%d of %d tests failed", len(er.Tests)-countStatus(er.Tests, StatusPass), len(er.Tests))
+	default:
+		er.Reason = strings.Join(reasons, "; ")
+	}
+	return er, iso, nil
+}
+
+// runGroup runs the binary once for exactly the tests of one group and
+// judges that run.
+func (g *Grader) runGroup(ctx context.Context, work, bin string, ex lab.Exercise, group string, tests []expectedTest) (ExerciseReport, Isolation, error) {
+	er := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points}
+	runDir := filepath.Join(work, "run-"+strings.ReplaceAll(ex.ID, ".", "_")+"-"+group)
 	tmp := filepath.Join(runDir, "tmp")
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return er, Isolation{}, fmt.Errorf("grader: %w", err)
@@ -404,18 +468,28 @@ func (g *Grader) runExercise(ctx context.Context, work, bin string, ex lab.Exerc
 	}
 	// The report travels on fd 3, a file only the grader and its TestMain
 	// hold; the nonce proves the report was written by this very run.
-	reportPath := filepath.Join(work, "report-"+ex.ID)
+	reportPath := filepath.Join(work, "report-"+ex.ID+"-"+group)
 	report, err := os.OpenFile(reportPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return er, Isolation{}, fmt.Errorf("grader: %w", err)
 	}
 	defer report.Close()
+	// Exactly the group's tests; an exercise without public tests still
+	// runs (nothing), so that "no tests" is judged like everything else.
+	pattern := "^" + ex.TestPrefix
+	if len(tests) > 0 {
+		names := make([]string, len(tests))
+		for i, t := range tests {
+			names[i] = regexp.QuoteMeta(t.name)
+		}
+		pattern = "^(" + strings.Join(names, "|") + ")$"
+	}
 	nonce := newNonce()
 	timeout := g.opts.Timeout
 	out := runJob(ctx, job{
 		Path: bin,
 		Args: []string{
-			"-test.run=^" + ex.TestPrefix,
+			"-test.run=" + pattern,
 			"-test.v=test2json",
 			"-test.paniconexit0",
 			"-test.count=1",
@@ -439,7 +513,7 @@ func (g *Grader) runExercise(ctx context.Context, work, bin string, ex lab.Exerc
 		return er, out.Isolation, err
 	}
 	reported, _ := os.ReadFile(reportPath)
-	judge(&er, g.expected[ex.ID], sum, out, checkReport(reported, nonce), timeout, g.opts.OutputCap)
+	judge(&er, tests, sum, out, checkReport(reported, nonce), timeout, g.opts.OutputCap)
 	return er, out.Isolation, nil
 }
 

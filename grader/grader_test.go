@@ -64,6 +64,25 @@ func fixtures(t testing.TB) []fixture {
 	for _, id := range allExercises {
 		fs = append(fs, fixture{name: "only-" + id, src: onlyExercise(t, id), pass: []string{id}})
 	}
+	if runtime.GOOS == "linux" && os.Geteuid() == 0 {
+		// As root the grader runs student code as nobody: it may run the test
+		// binary but not read it, and the sources (hidden tests) are gone.
+		fs = append(fs, fixture{name: "peeks-at-hidden-tests", skipPolicy: true, pass: allExercises,
+			src: withInit(t, sol, []string{"os", "path/filepath", "strings"}, `
+	if b, err := os.ReadFile("/proc/self/exe"); err == nil && len(b) > 0 {
+		panic("read the test binary, hidden tests and all")
+	}
+	// The run's directory sits in the grader's work directory, beside the
+	// binary and, until the build was done, the sources.
+	for _, pattern := range []string{"../*", "../*/*_test.go", "../src/*"} {
+		if m, _ := filepath.Glob(pattern); len(m) > 0 {
+			panic("found the grader's files: " + strings.Join(m, ", "))
+		}
+	}
+	if _, err := os.ReadFile("../src/pathto_hidden_test.go"); err == nil {
+		panic("read a hidden test")
+	}`)})
+	}
 	if runtime.GOOS == "linux" {
 		fs = append(fs, fixture{name: "child-process", skipPolicy: true, pass: allExercises,
 			src: withInit(t, sol, []string{"os/exec"}, fmt.Sprintf(`_ = exec.Command("/bin/sleep", %q).Start()`, childMarker))})
@@ -86,7 +105,7 @@ func TestGradeFixtures(t *testing.T) {
 			if timeout == 0 {
 				timeout = 30 * time.Second
 			}
-			work := t.TempDir()
+			work := reachableTempDir(t)
 			g, err := New(Options{Lab: l, Hidden: true, Timeout: timeout, SkipPolicy: fx.skipPolicy, TempDir: work})
 			require.NoError(t, err)
 
@@ -123,9 +142,23 @@ func TestGradeFixtures(t *testing.T) {
 			// that hangs, plus building.
 			assert.Less(t, elapsed, 6*(timeout+10*time.Second)+2*time.Minute, "grading %s took %s", fx.name, elapsed)
 			assert.Equal(t, before, hashTree(t, dir), "grading %s changed the submission", fx.name)
+			if runtime.GOOS == "linux" && os.Geteuid() == 0 && rep.Build.OK {
+				assert.True(t, rep.Isolation.Unprivileged, "as root, student code must run as nobody; isolation was %q", rep.Isolation.Name)
+			}
 			assertNoProcessLeft(t, work)
 		})
 	}
+}
+
+// reachableTempDir is a t.TempDir that the unprivileged user student code
+// runs as may pass through (t.TempDir's own parent is private to root).
+func reachableTempDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		require.NoError(t, os.Chmod(d, 0o711))
+	}
+	return dir
 }
 
 func contains(list []string, s string) bool {
@@ -192,7 +225,7 @@ func assertNoProcessLeft(t *testing.T, work string) {
 }
 
 func TestGradeCancelledIsAnErrorNotAVerdict(t *testing.T) {
-	g, err := New(Options{Lab: testLab(t), TempDir: t.TempDir()})
+	g, err := New(Options{Lab: testLab(t), TempDir: reachableTempDir(t)})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -281,7 +314,18 @@ func TestFailureExcerptKeepsDiffHeaders(t *testing.T) {
 func TestNewRefusesAMachineWithoutTheLabsModules(t *testing.T) {
 	t.Setenv("GOMODCACHE", t.TempDir())
 	t.Setenv("GOFLAGS", "-modcacherw")
-	_, err := New(Options{Lab: testLab(t), TempDir: t.TempDir()})
+	_, err := New(Options{Lab: testLab(t), TempDir: reachableTempDir(t)})
 	require.ErrorIs(t, err, ErrSetup)
 	assert.Contains(t, err.Error(), "go mod download")
+}
+
+// As root, a temporary directory that the unprivileged user cannot reach is
+// refused up front, instead of running student code with more privilege.
+func TestNewRefusesAnUnreachableTempDir(t *testing.T) {
+	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
+		t.Skip("only as root on Linux, where student code runs as nobody")
+	}
+	_, err := New(Options{Lab: testLab(t), TempDir: t.TempDir()}) // t.TempDir's parent is 0700
+	require.ErrorIs(t, err, ErrSetup)
+	assert.Contains(t, err.Error(), "cannot pass through")
 }

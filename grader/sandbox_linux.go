@@ -85,7 +85,10 @@ func (s *sandbox) current() (int, sandboxLevel) {
 // refused drops level i after the kernel refused it; it reports whether a
 // weaker level is left to try.
 func (s *sandbox) refused(i int, err error) bool {
-	if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOSPC) && !errors.Is(err, syscall.EACCES) {
+	// Only what the kernel says about namespaces and user changes: an
+	// EACCES (a directory the run's user cannot reach) must not quietly
+	// make the run more privileged.
+	if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOSPC) {
 		return false
 	}
 	s.mu.Lock()

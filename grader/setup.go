@@ -68,3 +68,32 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
 }
+
+// checkReachable makes sure that the user student code runs as can reach
+// the grader's temporary directory (every directory above it must let
+// others pass), so that a run is never started where it cannot work.
+func (g *Grader) checkReachable() error {
+	if g.sandbox.runUID() < 0 {
+		return nil
+	}
+	dir := g.opts.TempDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		info, err := os.Stat(d)
+		if err != nil {
+			return err
+		}
+		if info.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("%w: student code runs as an unprivileged user, who cannot pass through %s (mode %v); grade with a temporary directory others can traverse", ErrSetup, d, info.Mode().Perm())
+		}
+		if d == filepath.Dir(d) {
+			return nil
+		}
+	}
+}
