@@ -85,6 +85,9 @@ func runPractice(opts *PracticeOptions) error {
 		{"cd " + shellQuote(opts.Dir), ""},
 		{"go test -run " + run, fmt.Sprintf("exercise %s (%s)", first.ID, first.Name)},
 		{"go test -v -run " + run, "the same, with each test's name and output"},
+		{"course status", "which exercises pass, and what to do next"},
+		{"course watch", "re-run the current exercise on every save"},
+		{"course hint " + first.ID, "a nudge, when you are stuck"},
 	}
 	fmt.Fprintf(out, "\nNext:\n")
 	tw := tabwriter.NewWriter(out, 0, 0, 3, ' ', 0)

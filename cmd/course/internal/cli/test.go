@@ -174,6 +174,7 @@ func verdictLine(eo *exerciseOutcome, st grader.Style) string {
 // (no === RUN, --- PASS/FAIL framing or blank lines), at most n of them,
 // and how many more there were.
 func outputExcerpt(out string, n int) (lines []string, more int) {
+	var all []string
 	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 		t := strings.TrimSpace(line)
 		framing := strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- FAIL") ||
@@ -181,14 +182,34 @@ func outputExcerpt(out string, n int) (lines []string, more int) {
 		if framing || t == "" {
 			continue
 		}
-		if len(lines) == n {
-			more++
-			continue
-		}
 		// go test indents a test's output by four spaces; the caller indents it anew.
-		lines = append(lines, strings.TrimPrefix(strings.TrimRight(line, "\r"), "    "))
+		all = append(all, strings.TrimPrefix(strings.TrimRight(line, "\r"), "    "))
 	}
-	return lines, more
+	if len(all) <= n {
+		return all, 0
+	}
+	// Too long: testify's Diff goes first, and its Messages line, which says
+	// what the lab expects, is always kept.
+	var short []string
+	inDiff := false
+	for _, l := range all {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "Diff:"):
+			inDiff = true
+		case strings.HasPrefix(t, "Test:"), strings.HasPrefix(t, "Messages:"), strings.HasPrefix(t, "Error Trace:"):
+			inDiff = false
+		}
+		if !inDiff {
+			short = append(short, l)
+		}
+	}
+	for i, l := range short {
+		if i < n || strings.HasPrefix(strings.TrimSpace(l), "Messages:") {
+			lines = append(lines, l)
+		}
+	}
+	return lines, len(all) - len(lines)
 }
 
 // trimOutput drops the trailing blank lines of s.

@@ -298,7 +298,9 @@ func (ws *Workspace) goTest(ctx context.Context, goTest GoTestFunc, exs []lab.Ex
 		prefixes[i] = regexp.QuoteMeta(e.TestPrefix)
 		total += len(ws.Lab.PublicTests(e.ID))
 	}
-	args := []string{"-json", "-count=1", "-run", "^(" + strings.Join(prefixes, "|") + ")", "."}
+	// The grader's limit, not go test's ten minutes: a walk without a seen
+	// set loops for ever, and a student should hear so in a minute.
+	args := []string{"-json", "-count=1", "-timeout", grader.DefaultTimeout.String(), "-run", "^(" + strings.Join(prefixes, "|") + ")", "."}
 
 	pr, pw := io.Pipe()
 	sum := testjson.NewSummary()

@@ -334,7 +334,7 @@ func TestTestExercisesArgsAndDir(t *testing.T) {
 	ws := openDemo(t, dir)
 	res, err := ws.testExercises(context.Background(), fake.goTest, orderedExercises(ws.Lab), nil)
 	require.NoError(t, err)
-	assert.Equal(t, [][]string{{"-json", "-count=1", "-run", runAll, "."}}, fake.calls)
+	assert.Equal(t, [][]string{{"-json", "-count=1", "-timeout", "1m0s", "-run", runAll, "."}}, fake.calls)
 	assert.Equal(t, []string{dir}, fake.dirs)
 	for _, eo := range res.Exercises {
 		assert.True(t, eo.Passed, eo.Exercise.ID)
