@@ -54,6 +54,9 @@ func BenchmarkGrade(b *testing.B) {
 				b.Fatal(err)
 			}
 			for _, ex := range l.Exercises {
+				if ex.Bonus {
+					continue // the grader grades bonus exercises only when asked
+				}
 				cmd := exec.Command(goBin, "test", "-count=1", "-run", "^"+ex.TestPrefix, ".")
 				cmd.Dir = ws
 				cmd.Env = buildEnv(false)
