@@ -21,7 +21,7 @@ import (
 var AllowedImports = []string{
 	"bufio", "bytes", "cmp", "container/heap", "container/list", "container/ring",
 	"context", "encoding", "encoding/base64", "encoding/hex", "encoding/json",
-	"errors", "fmt", "hash", "hash/crc32", "hash/fnv", "io", "io/fs", "iter",
+	"errors", "fmt", "hash", "hash/crc32", "hash/fnv", "io", "io/fs",
 	"maps", "math", "math/big", "math/bits", "path", "reflect", "slices",
 	"sort", "strconv", "strings", "sync", "sync/atomic", "time",
 	"unicode", "unicode/utf16", "unicode/utf8",

@@ -160,6 +160,17 @@ func (l *Lab) RuleTable() (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Lab %s: rules and the tests that check them\n\n", l.Chapter)
+	if len(mutants) == 0 && len(hidden) == 0 {
+		// A student release: the hidden tests and the mutants stay with the
+		// instructor, so this copy cannot list them.
+		fmt.Fprintf(&b, "Generated from `labs/%s/%s` and the `// Rule` doc comments of the lab's public tests; do not edit.\n", l.Slug, RulesPath)
+		fmt.Fprintf(&b, "Grading also runs hidden tests of the same rules, which this copy of the course does not include.\n\n")
+		b.WriteString("| rule | what must be true | public tests |\n| --- | --- | --- |\n")
+		for _, r := range rules {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", r.ID, strings.ReplaceAll(r.Text, "|", `\|`), codeList(public[r.ID]))
+		}
+		return b.String(), nil
+	}
 	fmt.Fprintf(&b, "Generated from `labs/%s/%s`, the `// Rule` doc comments of the lab's tests and the `Rules:` headers of\n", l.Slug, RulesPath)
 	fmt.Fprintf(&b, "the mutants in `solutions/%s/mutants` (wrong solutions that a test of the rule must catch: `course selfcheck`\n", l.Slug)
 	fmt.Fprintf(&b, "proves it on every run); do not edit.\n")

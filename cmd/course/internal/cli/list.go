@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"text/tabwriter"
 
@@ -39,13 +40,21 @@ func runList(opts *ListOptions) error {
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHAPTER\tEXERCISE\tNAME\tPOINTS\tPUBLIC TESTS\tHIDDEN TESTS\tGRADED")
 	for _, l := range catalog.Labs() {
+		// A student release carries no solution and no hidden tests: the
+		// instructor's copy grades with hidden tests this copy cannot count.
+		_, err := l.Solution()
+		release := errors.Is(err, lab.ErrNoSolution)
 		for _, e := range l.Exercises {
 			graded := "always"
 			if e.Bonus {
 				graded = "bonus" // only with course grade --bonus
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", l.Chapter, e.ID, e.Name, e.Points,
-				len(l.PublicTests(e.ID)), len(l.HiddenTests(e.ID)), graded)
+			hidden := fmt.Sprint(len(l.HiddenTests(e.ID)))
+			if release {
+				hidden = "-" // not in this copy
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", l.Chapter, e.ID, e.Name, e.Points,
+				len(l.PublicTests(e.ID)), hidden, graded)
 		}
 	}
 	if err := tw.Flush(); err != nil {

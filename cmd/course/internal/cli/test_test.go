@@ -186,3 +186,17 @@ func TestTestProgressOnATerminalIsCleared(t *testing.T) {
 	assert.Contains(t, errOut.String(), "\rrunning 7.2: 1/1 tests ")
 	assert.True(t, strings.HasSuffix(errOut.String(), " \r"), "cleared: %q", errOut.String())
 }
+
+func TestLookupExerciseAcceptsTheGoTestName(t *testing.T) {
+	cat, err := lab.Load()
+	require.NoError(t, err)
+	l, err := cat.Lookup("10")
+	require.NoError(t, err)
+	for _, id := range []string{"10.3", "3", "Lab10_3"} {
+		e, err := lookupExercise(l, id)
+		require.NoError(t, err, "exercise %q", id)
+		assert.Equal(t, "10.3", e.ID, "exercise %q", id)
+	}
+	_, err = lookupExercise(l, "Lab10_9")
+	assert.Error(t, err)
+}
