@@ -1,8 +1,7 @@
 package autograder_test
 
 import (
-	"context"
-	"errors"
+	"github.com/coursekit/course/grader/internal/offline"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,21 +132,7 @@ func TestWorkflowBonusAndTimeouts(t *testing.T) {
 // in the repository's root, here offline.
 func runCommand(t *testing.T, dir, command string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
-	cmd.WaitDelay = 10 * time.Second
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return ee.ExitCode(), string(out)
-	case err != nil:
-		t.Fatalf("%s: %v\n%s", command, err, out)
-	}
-	return 0, string(out)
+	return offline.Run(t, 5*time.Minute, dir, "sh", "-c", command)
 }
 
 func TestWorkflowCommandsTellSolutionFromStub(t *testing.T) {

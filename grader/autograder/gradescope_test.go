@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/coursekit/course/grader/internal/offline"
 	"io"
 	"os"
 	"os/exec"
@@ -174,8 +175,7 @@ func TestBundleRefusesBadInput(t *testing.T) {
 // Gradescope's published format.
 
 func offlineEnv(root string) []string {
-	return append(os.Environ(), "AUTOGRADER_ROOT="+root,
-		"GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+	return offline.Env("AUTOGRADER_ROOT=" + root)
 }
 
 func runScript(t *testing.T, root, script string) (int, string) {

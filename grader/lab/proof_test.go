@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/coursekit/course/grader/internal/offline"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +72,7 @@ func runGo(t *testing.T, dir string, args ...string) goResult {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, goTool(t), args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+	cmd.Env = offline.Env()
 	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

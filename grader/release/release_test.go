@@ -2,10 +2,10 @@ package release_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/coursekit/course/grader/internal/offline"
 	"go/ast"
 	"go/parser"
 	"go/printer"
@@ -441,21 +441,7 @@ func TestSkipOnlyInARelease(t *testing.T) {
 // would, and returns its exit status and output.
 func goCmd(t *testing.T, dir string, args ...string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
-	cmd.WaitDelay = 10 * time.Second
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return ee.ExitCode(), string(out)
-	case err != nil:
-		t.Fatalf("go %s: %v", strings.Join(args, " "), err)
-	}
-	return 0, string(out)
+	return offline.Run(t, 8*time.Minute, dir, "go", args...)
 }
 
 // tail returns the end of out, enough to see why something failed.
