@@ -3,8 +3,10 @@ module github.com/coursekit/course
 go 1.24.0
 
 require (
+	github.com/bluekeyes/go-gitdiff v0.8.1
 	github.com/coursekit/course/labs v0.0.0
 	github.com/coursekit/course/solutions v0.0.0
+	github.com/dustin/go-humanize v1.1.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/rivo/uniseg v0.4.7
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
@@ -18,7 +20,6 @@ require (
 )
 
 require (
-	github.com/bluekeyes/go-gitdiff v0.8.1 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/spf13/pflag v1.0.9 // indirect

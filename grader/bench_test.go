@@ -6,66 +6,115 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
 
-// BenchmarkGrade compares, side by side in one run, the grader (build once,
-// run the binary once per exercise) with what a person would do by hand:
-// `go test -count=1 -run Lab10_<n>` once per exercise, each building again.
-// Both grade the reference solution with the public tests, made new for
-// every iteration by a comment, as every student's file is new: neither side
-// gets the student's package from the build cache. Run it with
+// BenchmarkGrade compares, side by side in every iteration, three ways to
+// grade the reference solution with the public and hidden tests of lab 10:
 //
-//	go test -run '^$' -bench Grade -benchtime 3x ./grader/
+//   - grader: course grade's engine (check, one race build, sandboxed runs);
+//   - floor: one `go test -c` with the grader's flags, then one run of the
+//     binary with every test: the least any grader that builds can do;
+//   - by hand: `go test -race -run ^TestLab10_<n>_` once per exercise, each
+//     building again.
 //
-// and divide the two ns/op: that ratio is the grader's speed-up.
+// Each iteration grades a file the build cache has not seen (a comment
+// makes it new), as every student's file is new, and runs the three one
+// after the other, so that a busy machine slows all three alike. It
+// reports the seconds of each per iteration and two ratios: grader/floor
+// (the grader's overhead) and byhand/grader (its speed-up). Run it with
+//
+//	go test -run '^$' -bench Grade -benchtime 5x ./grader/
 func BenchmarkGrade(b *testing.B) {
 	l := testLab(b)
 	sol := solutionSource(b)
+	goBin, err := findGo("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := New(Options{Lab: l, Hidden: true, TempDir: benchTempDir(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws := filepath.Join(b.TempDir(), "ws")
+	if err := l.WriteGradingDir(ws, sol, true); err != nil {
+		b.Fatal(err)
+	}
+	var names []string
+	for _, ex := range l.Exercises {
+		if !ex.Bonus {
+			names = append(names, regexp.QuoteMeta(ex.TestPrefix))
+		}
+	}
+	bin := filepath.Join(b.TempDir(), "lab.test")
+	floorBuild := &Grader{race: true}
 
-	b.Run("grader", func(b *testing.B) {
-		g, err := New(Options{Lab: l, NoSandbox: false})
-		if err != nil {
-			b.Fatal(err)
+	var grader, floor, byHand time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		sub := &Submission{Name: "bench", Path: "bench", Files: map[string][]byte{"session.go": fresh(sol, "grader", i)}}
+		rep, err := g.Grade(context.Background(), sub)
+		if err != nil || rep.Score != rep.MaxScore {
+			b.Fatalf("grading the solution: %v\n%s", err, textReport(rep))
 		}
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			sub := &Submission{Name: "bench", Path: "bench", Files: map[string][]byte{"session.go": fresh(sol, "grader", i)}}
-			rep, err := g.Grade(context.Background(), sub)
-			if err != nil || rep.Score != rep.MaxScore {
-				b.Fatalf("grading the solution: score %d/%d, error %v", rep.Score, rep.MaxScore, err)
-			}
-		}
-	})
+		grader += time.Since(start)
 
-	b.Run("go-test-per-exercise", func(b *testing.B) {
-		ws := filepath.Join(b.TempDir(), "ws")
-		if err := l.WriteGradingDir(ws, sol, false); err != nil {
+		start = time.Now()
+		if err := os.WriteFile(filepath.Join(ws, "session.go"), fresh(sol, "floor", i), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		goBin, err := findGo("")
-		if err != nil {
+		build := exec.Command(goBin, floorBuild.buildArgs(bin)...)
+		build.Dir, build.Env = ws, buildEnv(true)
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("go test -c: %v\n%s", err, out)
+		}
+		run := exec.Command(bin, "-test.count=1", "-test.run=^("+strings.Join(names, "|")+")")
+		// Without the race detector's second of sleep at exit, which the
+		// grader's own TestMain also skips.
+		run.Dir, run.Env = ws, append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+		if out, err := run.CombinedOutput(); err != nil {
+			b.Fatalf("the test binary: %v\n%s", err, out)
+		}
+		floor += time.Since(start)
+
+		start = time.Now()
+		if err := os.WriteFile(filepath.Join(ws, "session.go"), fresh(sol, "by-hand", i), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			if err := os.WriteFile(filepath.Join(ws, "session.go"), fresh(sol, "go-test", i), 0o644); err != nil {
-				b.Fatal(err)
+		for _, ex := range l.Exercises {
+			if ex.Bonus {
+				continue // the grader grades bonus exercises only when asked
 			}
-			for _, ex := range l.Exercises {
-				if ex.Bonus {
-					continue // the grader grades bonus exercises only when asked
-				}
-				cmd := exec.Command(goBin, "test", "-count=1", "-run", "^"+ex.TestPrefix, ".")
-				cmd.Dir = ws
-				cmd.Env = buildEnv(false)
-				if out, err := cmd.CombinedOutput(); err != nil {
-					b.Fatalf("go test -run %s: %v\n%s", ex.TestPrefix, err, out)
-				}
+			cmd := exec.Command(goBin, "test", "-race", "-count=1", "-run", "^"+ex.TestPrefix, ".")
+			cmd.Dir = ws
+			cmd.Env = append(buildEnv(true), "GORACE=atexit_sleep_ms=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("go test -run %s: %v\n%s", ex.TestPrefix, err, out)
 			}
 		}
-	})
+		byHand += time.Since(start)
+	}
+	n := float64(b.N)
+	b.ReportMetric(grader.Seconds()/n, "grader-s/op")
+	b.ReportMetric(floor.Seconds()/n, "floor-s/op")
+	b.ReportMetric(byHand.Seconds()/n, "byhand-s/op")
+	b.ReportMetric(grader.Seconds()/floor.Seconds(), "grader/floor")
+	b.ReportMetric(byHand.Seconds()/grader.Seconds(), "byhand/grader")
+}
+
+// benchTempDir is a temporary directory a run's user may pass through.
+func benchTempDir(b *testing.B) string {
+	dir := b.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o711); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // fresh returns src with a comment that makes it a file the build cache has

@@ -16,9 +16,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/dustin/go-humanize"
 
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/testjson"
@@ -26,8 +30,14 @@ import (
 
 // Defaults for Options.
 const (
-	DefaultTimeout      = 60 * time.Second
-	DefaultBuildTimeout = 5 * time.Minute
+	// DefaultTimeout bounds one run of the test binary. The lab's tests
+	// take well under a second each; this leaves room for a slow machine.
+	DefaultTimeout = 30 * time.Second
+	// DefaultBuildTimeout bounds the build of one submission.
+	DefaultBuildTimeout = 2 * time.Minute
+	// budgetTimeouts is how many timeouts one submission's runs may take
+	// together when Options.Budget is not set.
+	budgetTimeouts = 4
 )
 
 // ErrNoToolchain means the go command was not found: nothing can be graded.
@@ -50,25 +60,40 @@ type Options struct {
 	// instructor's private suite kept outside the course) added like hidden
 	// tests. Its test names must use the exercises' prefixes.
 	TestsDir string
-	// Timeout bounds one exercise's run (wall clock); DefaultTimeout if zero.
+	// Timeout bounds one run of the test binary (wall clock); DefaultTimeout if zero.
 	Timeout time.Duration
+	// Budget bounds all runs of one submission together (wall clock, from
+	// the first run): once it is used up, the exercises not yet run fail
+	// without running. Four timeouts if zero.
+	Budget time.Duration
+	// Parallel is how many runs of one submission may go at once, each in
+	// its own sandbox with its own limits; the number of CPUs if zero.
+	Parallel int
 	// BuildTimeout bounds the build; DefaultBuildTimeout if zero.
 	BuildTimeout time.Duration
 	// OutputCap is how many bytes of a run's output are kept; DefaultOutputCap if zero.
 	OutputCap int
+	// Memory is how much memory one run may use, in bytes; DefaultMemoryLimit if zero.
+	Memory int64
+	// Processes is how many processes and threads one run may have;
+	// DefaultProcessLimit if zero.
+	Processes int
 	// GoBin is the go command; found on PATH (or in GOROOT) if empty.
 	GoBin string
 	// SkipPolicy turns off the static check of the student file. Only for
 	// testing the run-time defences; never for real submissions.
 	SkipPolicy bool
-	// NoSandbox runs student code in a process group only, without
-	// namespaces or a user change.
-	NoSandbox bool
-	// Race builds with the race detector, so a data race fails the test it
-	// happens in. It needs cgo and a C compiler, and makes builds slower.
+	// Sandbox is how strongly runs are confined; SandboxStrict if empty.
+	Sandbox SandboxMode
+	// Race builds with the race detector even if no graded exercise asks
+	// for it (the lab's manifest marks the exercises that do).
 	Race bool
 	// TempDir is where private work directories are made; os.TempDir() if empty.
 	TempDir string
+
+	// noBubblewrap grades as on a machine without bubblewrap (tests of
+	// the weaker sandbox levels).
+	noBubblewrap bool
 }
 
 // Grader grades submissions of one lab. It is safe for concurrent use.
@@ -79,8 +104,10 @@ type Grader struct {
 	exercises []lab.Exercise
 	expected  map[string][]expectedTest // exercise id -> its tests
 	extra     map[string][]byte         // private test files: name -> content
-	sandbox   *sandbox                  // confines student code
-	trusted   *sandbox                  // process groups only, for the toolchain
+	secret    []string                  // file names whose lines a build's output must not show
+	race      bool                      // build with the race detector
+	checker   *Checker                  // the static wall
+	sandbox   *sandbox                  // confines student code and bounds the toolchain
 }
 
 type expectedTest struct {
@@ -89,7 +116,9 @@ type expectedTest struct {
 }
 
 // New checks opts and prepares a Grader. Its errors mean nothing can be
-// graded: a missing toolchain, an unknown exercise, an unreadable TestsDir.
+// graded: a missing toolchain, an unknown exercise, an unreadable TestsDir,
+// a machine whose sandbox is weaker than opts.Sandbox asks (ErrSandbox),
+// a machine that cannot build the lab (ErrSetup).
 func New(opts Options) (*Grader, error) {
 	if opts.Lab == nil {
 		return nil, errors.New("grader: no lab given")
@@ -97,13 +126,31 @@ func New(opts Options) (*Grader, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
+	if opts.Budget <= 0 {
+		opts.Budget = budgetTimeouts * opts.Timeout
+	}
+	if opts.Budget < opts.Timeout {
+		return nil, fmt.Errorf("grader: the budget of all runs (%s) is shorter than one run's timeout (%s)", opts.Budget, opts.Timeout)
+	}
 	if opts.BuildTimeout <= 0 {
 		opts.BuildTimeout = DefaultBuildTimeout
 	}
 	if opts.OutputCap <= 0 {
 		opts.OutputCap = DefaultOutputCap
 	}
-	g := &Grader{opts: opts, expected: map[string][]expectedTest{}, sandbox: newSandbox(!opts.NoSandbox), trusted: newSandbox(false)}
+	if opts.Memory <= 0 {
+		opts.Memory = DefaultMemoryLimit
+	}
+	if opts.Processes <= 0 {
+		opts.Processes = DefaultProcessLimit
+	}
+	if opts.Sandbox == "" {
+		opts.Sandbox = SandboxStrict
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = runtime.NumCPU()
+	}
+	g := &Grader{opts: opts, expected: map[string][]expectedTest{}, race: opts.Race}
 	var err error
 	if g.goBin, err = findGo(opts.GoBin); err != nil {
 		return nil, err
@@ -128,16 +175,38 @@ func New(opts Options) (*Grader, error) {
 		}
 		g.exercises = append(g.exercises, ex)
 	}
+	for _, ex := range g.exercises {
+		g.race = g.race || ex.Race
+	}
 	var private []string
 	if opts.TestsDir != "" {
 		if g.extra, private, err = readPrivateTests(opts.TestsDir); err != nil {
 			return nil, err
 		}
 	}
+	g.secret = append(opts.Lab.HiddenFileNames(), graderMainFile)
+	for name := range g.extra {
+		g.secret = append(g.secret, name)
+	}
+	if g.sandbox, err = newSandbox(opts.Sandbox, opts.Memory, opts.Processes, opts.noBubblewrap); err != nil {
+		return nil, err
+	}
 	if err := g.checkReachable(); err != nil {
 		return nil, err
 	}
+	if g.race {
+		if err := checkRaceToolchain(g.goBin); err != nil {
+			return nil, err
+		}
+	}
 	if err := g.checkSetup(); err != nil {
+		return nil, err
+	}
+	given, err := opts.Lab.GivenFiles()
+	if err != nil {
+		return nil, err
+	}
+	if g.checker, err = NewChecker(opts.Lab.Editable[0], opts.Lab.Package, opts.Lab.GoVersion(), given, g.goBin, buildEnv(false)); err != nil {
 		return nil, err
 	}
 	for _, ex := range opts.Lab.Exercises {
@@ -157,6 +226,12 @@ func New(opts Options) (*Grader, error) {
 	}
 	return g, nil
 }
+
+// Isolation says how this grader confines runs of student code.
+func (g *Grader) Isolation() Isolation { return g.sandbox.isolation() }
+
+// Race reports whether submissions are built with the race detector.
+func (g *Grader) Race() bool { return g.race }
 
 // GoBin returns the go command the grader builds with.
 func (g *Grader) GoBin() string { return g.goBin }
@@ -223,8 +298,9 @@ func findTest2JSON(goBin string) (string, error) {
 
 // Grade grades one submission. The report says what happened, including a
 // rejected file or a failed build; the error is only for the grader's own
-// trouble (no temporary directory, say), which makes the grade unknown, and
-// for ctx ending before the grade is known (then it is ctx.Err()).
+// trouble (no temporary directory, a run that could not be confined), which
+// makes the grade unknown, and for ctx ending before the grade is known
+// (then it is ctx.Err()).
 func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 	started := time.Now()
 	l := g.opts.Lab
@@ -232,7 +308,8 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 		Submission: sub.Name,
 		Path:       sub.Path,
 		Lab:        l.Chapter,
-		Isolation:  Isolation{Name: "not run"},
+		Isolation:  g.sandbox.isolation(),
+		Race:       g.race,
 	}
 	editable := l.Editable[0]
 	src, ok := sub.Files[editable]
@@ -241,13 +318,15 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 	}
 
 	if !g.opts.SkipPolicy {
-		if err := CheckPolicy(editable, src, l.Package); err != nil {
+		if err := g.checker.Check(src); err != nil {
+			var pe *PolicyError
+			if !errors.As(err, &pe) {
+				return nil, fmt.Errorf("grader: %w", err)
+			}
 			rep.Build = Build{OK: false, Output: err.Error(), Rejected: true}
 			reason := "rejected before building"
-			var pe *PolicyError
-			if errors.As(err, &pe) && len(pe.Violations) > 0 {
-				v := pe.Violations[0]
-				reason += fmt.Sprintf(": %s:%d: %s", pe.File, v.Line, v.Problem)
+			if len(pe.Violations) > 0 {
+				reason += ": " + pe.Violations[0].In(pe.File)
 			}
 			g.failAll(rep, reason)
 			return g.finish(rep, started), nil
@@ -273,19 +352,6 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 		return nil, fmt.Errorf("grader: %w", err)
 	}
 
-	if !g.opts.SkipPolicy {
-		if err := CheckTestReferences(srcDir, editable); err != nil {
-			var pe *PolicyError
-			if !errors.As(err, &pe) {
-				return nil, fmt.Errorf("grader: %w", err)
-			}
-			rep.Build = Build{OK: false, Output: err.Error(), Rejected: true}
-			v := pe.Violations[0]
-			g.failAll(rep, fmt.Sprintf("rejected before building: %s:%d: %s", pe.File, v.Line, v.Problem))
-			return g.finish(rep, started), nil
-		}
-	}
-
 	bin := filepath.Join(work, "bin", "lab.test")
 	rep.Build = g.build(ctx, srcDir, bin)
 	if err := ctx.Err(); err != nil {
@@ -295,28 +361,26 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 		g.failAll(rep, "the submission does not build")
 		return g.finish(rep, started), nil
 	}
-	// The runs may happen as another user: let it run the binary, but not
-	// read it or anything beside it. The sources, hidden tests included, go
-	// now; an execute-only binary cannot be read back through /proc either.
+	// The runs happen as another user, or behind a user namespace: let
+	// them run the binary, but not read it (an execute-only binary cannot
+	// be read back through /proc either) or anything beside it. The
+	// sources, hidden tests included, go now.
 	if err := os.RemoveAll(srcDir); err != nil {
 		return nil, fmt.Errorf("grader: %w", err)
 	}
-	for _, p := range []string{work, filepath.Dir(bin), bin} {
+	if err := os.Chmod(bin, 0o111); err != nil {
+		return nil, fmt.Errorf("grader: %w", err)
+	}
+	for _, p := range []string{work, filepath.Dir(bin)} {
 		if err := os.Chmod(p, 0o711); err != nil {
 			return nil, fmt.Errorf("grader: %w", err)
 		}
 	}
-	for _, ex := range g.exercises {
-		exRep, iso, err := g.runExercise(ctx, work, bin, ex)
-		if err != nil {
-			return nil, err
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err // cancelled: the run was killed, not judged
-		}
-		rep.Isolation = iso
-		rep.Exercises = append(rep.Exercises, exRep)
+	exReps, err := g.runAll(ctx, work, bin)
+	if err != nil {
+		return nil, err
 	}
+	rep.Exercises = exReps
 	return g.finish(rep, started), nil
 }
 
@@ -355,7 +419,7 @@ func buildEnv(race bool) []string {
 	}
 	cgo := "CGO_ENABLED=0"
 	if race {
-		cgo = "CGO_ENABLED=1" // the race detector's runtime needs cgo; the policy still forbids import "C"
+		cgo = "CGO_ENABLED=1" // the race detector's runtime needs cgo; the checker still forbids import "C"
 	}
 	return append(env, "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local", cgo, "GOWORK=off", "GOENV=off")
 }
@@ -363,10 +427,12 @@ func buildEnv(race bool) []string {
 // buildArgs are the go test -c arguments. No vet, no optimisation, no debug
 // information: the binary runs a few quick tests once, so every second of
 // compiling and linking saved is most of a submission's grading time (see
-// docs/performance.md).
+// docs/performance.md). -trimpath keeps the grading directory's path out of
+// the build, so what does not change between submissions (the tests) comes
+// from the build cache although every submission has a directory of its own.
 func (g *Grader) buildArgs(bin string) []string {
-	args := []string{"test", "-c", "-vet=off", "-ldflags=-s -w", "-gcflags=-N -l -dwarf=false", "-o", bin}
-	if g.opts.Race {
+	args := []string{"test", "-c", "-trimpath", "-vet=off", "-ldflags=-s -w", "-gcflags=-N -l -dwarf=false", "-o", bin}
+	if g.race {
 		args = append(args, "-race")
 	}
 	return append(args, ".")
@@ -380,62 +446,282 @@ func (g *Grader) build(ctx context.Context, srcDir, bin string) Build {
 		Path:    g.goBin,
 		Args:    g.buildArgs(bin),
 		Dir:     srcDir,
-		Env:     buildEnv(g.opts.Race),
+		Env:     buildEnv(g.race),
 		Timeout: g.opts.BuildTimeout,
 		Cap:     64 << 10,
-	}, g.trusted)
-	text := strings.ReplaceAll(string(out.Output), srcDir+string(filepath.Separator), "")
+	}, g.sandbox)
+	text := g.publicBuildOutput(strings.ReplaceAll(string(out.Output), srcDir+string(filepath.Separator), ""))
 	switch {
 	case out.StartErr != nil:
 		return Build{Output: "could not start the go command: " + out.StartErr.Error()}
 	case out.TimedOut:
 		return Build{Output: fmt.Sprintf("the build did not finish in %s\n%s", g.opts.BuildTimeout, text)}
+	case out.MemoryExceeded:
+		return Build{Output: fmt.Sprintf("the compiler ran out of memory (%s) building this file\n%s", humanize.IBytes(uint64(max(buildMemoryLimit, g.opts.Memory))), text)}
 	case out.ExitCode != 0:
 		return Build{Output: text}
 	}
 	return Build{OK: true, Output: text, Seconds: out.Duration.Seconds()}
 }
 
-// runExercise runs the test binary for one exercise and judges it. The
-// public and the hidden tests run in two separate processes: output that
-// student code prints while a hidden test runs could otherwise be credited
-// to a public test running beside it, and shown to the student with it.
-func (g *Grader) runExercise(ctx context.Context, work, bin string, ex lab.Exercise) (ExerciseReport, Isolation, error) {
-	var public, hidden []expectedTest
-	for _, t := range g.expected[ex.ID] {
-		if t.hidden {
-			hidden = append(hidden, t)
-		} else {
-			public = append(public, t)
+// publicBuildOutput drops the compiler's lines about hidden test files and
+// the grader's own: a student's file that breaks a hidden test must not
+// show its code. A line says how many were left out.
+func (g *Grader) publicBuildOutput(text string) string {
+	var keep []string
+	dropped := 0
+	for _, line := range strings.SplitAfter(text, "\n") {
+		secret := false
+		for _, name := range g.secret {
+			if strings.Contains(line, name) {
+				secret = true
+				break
+			}
 		}
-	}
-	er := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points}
-	var iso Isolation
-	var parts []ExerciseReport
-	for _, group := range []struct {
-		name  string
-		tests []expectedTest
-	}{{"public", public}, {"hidden", hidden}} {
-		if len(group.tests) == 0 && group.name == "hidden" {
+		if secret {
+			dropped++
 			continue
 		}
-		part, partIso, err := g.runGroup(ctx, work, bin, ex, group.name, group.tests)
-		if err != nil {
-			return er, partIso, err
-		}
-		iso = partIso
-		parts = append(parts, part)
+		keep = append(keep, line)
 	}
-	er.Passed = true
+	out := strings.Join(keep, "")
+	if dropped > 0 {
+		out += fmt.Sprintf("(%d more lines about the course's hidden tests are not shown: keep every given name and signature as the handout has it)\n", dropped)
+	}
+	return out
+}
+
+// runState carries what one submission's runs have spent and learned.
+type runState struct {
+	deadline time.Time // the end of the submission's time budget
+	mu       sync.Mutex
+	abort    string // when set, every run not yet started fails with this reason
+}
+
+func (st *runState) aborted() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.abort
+}
+
+func (st *runState) setAbort(reason string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.abort == "" {
+		st.abort = reason
+	}
+}
+
+// runAll runs the tests of every exercise and judges each. An exercise's
+// public and hidden tests never share a process, so that output student
+// code prints during a hidden test is never shown as a public test's.
+//
+// First all exercises' public tests run in one process, and all hidden
+// tests in another (at the same time where every run has a private
+// filesystem; otherwise hidden after public, so that nothing a hidden run
+// leaves can reach a public one). An exercise whose tests all passed in a
+// clean run is done. Every other one runs on its own, so that a crash, a
+// hang or a failure caused by another exercise never decides it; its
+// hidden tests run on their own only if its public tests passed (it has
+// failed otherwise). Up to Parallel runs go at once, each in its own
+// sandbox; all share one time budget.
+func (g *Grader) runAll(ctx context.Context, work, bin string) ([]ExerciseReport, error) {
+	st := &runState{deadline: time.Now().Add(g.opts.Budget)}
+	n := len(g.exercises)
+	public, hidden := make([][]expectedTest, n), make([][]expectedTest, n)
+	for i, ex := range g.exercises {
+		for _, t := range g.expected[ex.ID] {
+			if t.hidden {
+				hidden[i] = append(hidden[i], t)
+			} else {
+				public[i] = append(public[i], t)
+			}
+		}
+	}
+	pubParts, hidParts := make([]*ExerciseReport, n), make([]*ExerciseReport, n)
+	var pubTodo, hidTodo []int
+	for i, ex := range g.exercises {
+		switch {
+		case len(g.expected[ex.ID]) == 0:
+			part := g.notRun(ex, nil, "the course has no tests for this exercise")
+			pubParts[i] = &part
+		case len(public[i]) == 0:
+			pubParts[i] = &ExerciseReport{Passed: true} // only hidden tests: judged by them
+		default:
+			pubTodo = append(pubTodo, i)
+		}
+		if len(hidden[i]) > 0 {
+			hidTodo = append(hidTodo, i)
+		}
+	}
+	publicPassed := func(i int) bool { return pubParts[i] != nil && pubParts[i].Passed }
+
+	// Stage 1: the shared runs.
+	concurrent := g.sandbox.isolation().Level == LevelFull && g.opts.Parallel > 1
+	var pubShared, hidShared map[int]*ExerciseReport
+	var pubErr, hidErr error
+	if concurrent {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hidShared, hidErr = g.sharedRun(ctx, st, work, bin, "hidden", hidTodo, hidden)
+		}()
+		pubShared, pubErr = g.sharedRun(ctx, st, work, bin, "public", pubTodo, public)
+		wg.Wait()
+	} else {
+		pubShared, pubErr = g.sharedRun(ctx, st, work, bin, "public", pubTodo, public)
+	}
+	if err := errors.Join(pubErr, hidErr); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var alone []int
+	for _, i := range pubTodo {
+		if r, ok := pubShared[i]; ok {
+			pubParts[i] = r
+		} else {
+			alone = append(alone, i)
+		}
+	}
+	// Stage 2: the public tests of the undecided exercises, each alone.
+	if err := g.aloneRuns(ctx, st, work, bin, "public", alone, public, pubParts); err != nil {
+		return nil, err
+	}
+	// Stage 3: the hidden tests of the exercises whose public tests passed.
+	var stillHidden []int
+	for _, i := range hidTodo {
+		if publicPassed(i) {
+			stillHidden = append(stillHidden, i)
+		} else {
+			part := g.notRun(g.exercises[i], hidden[i], "") // failed already: its public reason stands
+			hidParts[i] = &part
+		}
+	}
+	if !concurrent {
+		var err error
+		if hidShared, err = g.sharedRun(ctx, st, work, bin, "hidden", stillHidden, hidden); err != nil {
+			return nil, err
+		}
+	}
+	alone = nil
+	for _, i := range stillHidden {
+		if r, ok := hidShared[i]; ok {
+			hidParts[i] = r
+		} else {
+			alone = append(alone, i)
+		}
+	}
+	if err := g.aloneRuns(ctx, st, work, bin, "hidden", alone, hidden, hidParts); err != nil {
+		return nil, err
+	}
+
+	out := make([]ExerciseReport, n)
+	for i, ex := range g.exercises {
+		parts := []ExerciseReport{*pubParts[i]}
+		if hidParts[i] != nil {
+			parts = append(parts, *hidParts[i])
+		}
+		out[i] = combine(ex, parts)
+	}
+	return out, nil
+}
+
+// sharedRun runs the group's tests of the exercises idx in one process and
+// returns the verdicts it can give: a pass for each exercise whose tests
+// all passed in a clean run, or a failure for all when the package's
+// initialisation hangs. The others are left to run alone.
+func (g *Grader) sharedRun(ctx context.Context, st *runState, work, bin, group string, idx []int, testsOf [][]expectedTest) (map[int]*ExerciseReport, error) {
+	out := map[int]*ExerciseReport{}
+	if len(idx) < 2 {
+		return out, nil // one exercise runs alone anyway
+	}
+	var all []expectedTest
+	for _, i := range idx {
+		all = append(all, testsOf[i]...)
+	}
+	r, err := g.runTests(ctx, st, work, bin, group+"-all", all)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range idx {
+		ex := g.exercises[i]
+		part := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points}
+		switch {
+		case r.initHung():
+			part = g.notRun(ex, testsOf[i], st.aborted())
+		case judgeShared(&part, r, testsOf[i]):
+		default:
+			continue
+		}
+		out[i] = &part
+	}
+	return out, nil
+}
+
+// aloneRuns runs the group's tests of each exercise of idx in a process of
+// its own, Parallel at a time, and puts each verdict in parts.
+func (g *Grader) aloneRuns(ctx context.Context, st *runState, work, bin, group string, idx []int, testsOf [][]expectedTest, parts []*ExerciseReport) error {
+	errs := make([]error, len(idx))
+	sem := make(chan struct{}, g.opts.Parallel)
+	var wg sync.WaitGroup
+	for k, i := range idx {
+		ex := g.exercises[i]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			part := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points}
+			if reason := st.aborted(); reason != "" {
+				part = g.notRun(ex, testsOf[i], reason)
+			} else if r, err := g.runTests(ctx, st, work, bin, strings.ReplaceAll(ex.ID, ".", "_")+"-"+group, testsOf[i]); err != nil {
+				errs[k] = err
+				return
+			} else {
+				part.Seconds = r.out.Duration.Seconds()
+				judge(&part, r)
+				if r.initHung() {
+					part.Reason = st.aborted()
+				}
+			}
+			parts[i] = &part
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err // cancelled: the runs were killed, not judged
+	}
+	return errors.Join(errs...)
+}
+
+// notRun is a group that was not run; with a reason, it fails.
+func (g *Grader) notRun(ex lab.Exercise, tests []expectedTest, reason string) ExerciseReport {
+	er := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points, Reason: reason, Passed: reason == ""}
+	for _, t := range tests {
+		er.Tests = append(er.Tests, TestReport{Name: t.name, Status: StatusNotRun, Hidden: t.hidden})
+	}
+	return er
+}
+
+// combine makes one exercise's report of its public and hidden parts.
+func combine(ex lab.Exercise, parts []ExerciseReport) ExerciseReport {
+	er := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points, Passed: true}
 	var reasons []string
 	allCounts := true
-	for _, part := range parts {
+	for i, part := range parts {
 		er.Tests = append(er.Tests, part.Tests...)
 		er.Seconds += part.Seconds
 		er.Output += part.Output
 		if !part.Passed {
 			er.Passed = false
-			reasons = append(reasons, part.Reason)
+			reason := part.Reason
+			if i > 0 && !strings.HasSuffix(reason, "tests failed") {
+				reason = "hidden tests: " + reason
+			}
+			reasons = append(reasons, reason)
 			allCounts = allCounts && strings.HasSuffix(part.Reason, "tests failed")
 		}
 	}
@@ -443,78 +729,86 @@ func (g *Grader) runExercise(ctx context.Context, work, bin string, ex lab.Exerc
 	case er.Passed:
 		er.Points = er.MaxPoints
 	case allCounts:
-		er.Reason = fmt.Sprintf("%d of %d tests failed", len(er.Tests)-countStatus(er.Tests, StatusPass), len(er.Tests))
+		er.Reason = fmt.Sprintf("%d of %d tests failed", len(er.Tests)-countStatus(er.Tests, StatusPass)-countStatus(er.Tests, StatusNotRun), len(er.Tests))
 	default:
 		er.Reason = strings.Join(reasons, "; ")
 	}
-	return er, iso, nil
+	return er
 }
 
-// runGroup runs the binary once for exactly the tests of one group and
-// judges that run.
-func (g *Grader) runGroup(ctx context.Context, work, bin string, ex lab.Exercise, group string, tests []expectedTest) (ExerciseReport, Isolation, error) {
-	er := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points}
-	runDir := filepath.Join(work, "run-"+strings.ReplaceAll(ex.ID, ".", "_")+"-"+group)
-	tmp := filepath.Join(runDir, "tmp")
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
-		return er, Isolation{}, fmt.Errorf("grader: %w", err)
+// runTests runs the binary once for exactly tests, in the sandbox, and
+// collects what the run did. A run left with less than a second of the
+// submission's budget does not start: it comes back timed out.
+func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label string, tests []expectedTest) (*runResult, error) {
+	r := &runResult{tests: tests, cap: g.opts.OutputCap, lim: g.limits(), sum: testjson.NewSummary()}
+	remaining := time.Until(st.deadline).Truncate(time.Millisecond)
+	if remaining < time.Second {
+		reason := fmt.Sprintf("not run: the submission's runs used up their time budget of %s", g.opts.Budget)
+		st.setAbort(reason)
+		r.timeout, r.out = remaining, outcome{TimedOut: true, ExitCode: -1}
+		return r, nil
 	}
-	if uid := g.sandbox.runUID(); uid >= 0 {
-		for _, d := range []string{runDir, tmp} {
-			if err := os.Chown(d, uid, uid); err != nil {
-				return er, Isolation{}, fmt.Errorf("grader: %w", err)
-			}
-		}
-	}
+	r.timeout = min(g.opts.Timeout, remaining)
 	// The report travels on fd 3, a file only the grader and its TestMain
 	// hold; the nonce proves the report was written by this very run.
-	reportPath := filepath.Join(work, "report-"+ex.ID+"-"+group)
+	reportPath := filepath.Join(work, "report-"+label)
 	report, err := os.OpenFile(reportPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return er, Isolation{}, fmt.Errorf("grader: %w", err)
+		return nil, fmt.Errorf("grader: %w", err)
 	}
 	defer report.Close()
-	// Exactly the group's tests; an exercise without public tests still
-	// runs (nothing), so that "no tests" is judged like everything else.
-	pattern := "^" + ex.TestPrefix
-	if len(tests) > 0 {
-		names := make([]string, len(tests))
-		for i, t := range tests {
-			names[i] = regexp.QuoteMeta(t.name)
-		}
-		pattern = "^(" + strings.Join(names, "|") + ")$"
+	names := make([]string, len(tests))
+	for i, t := range tests {
+		names[i] = regexp.QuoteMeta(t.name)
 	}
+	pattern := "^(" + strings.Join(names, "|") + ")$"
 	nonce := newNonce()
-	timeout := g.opts.Timeout
-	out := runJob(ctx, job{
+	// No GORACE: the race detector reads it from /proc/self/environ, which
+	// a process whose binary it may not read (ours is execute-only) cannot
+	// open. A race fails its test all the same, and the run fails on the
+	// detector's report.
+	r.out = runJob(ctx, job{
 		Path: bin,
 		Args: []string{
 			"-test.run=" + pattern,
 			"-test.v=test2json",
 			"-test.paniconexit0",
 			"-test.count=1",
-			"-test.timeout=" + timeout.String(),
+			"-test.timeout=" + r.timeout.String(),
 		},
-		Dir:     runDir,
-		Env:     []string{"HOME=" + runDir, "TMPDIR=" + tmp, "GOTRACEBACK=single", nonceEnv + "=" + nonce},
-		Timeout: timeout + 5*time.Second, // -test.timeout fires first and says which test hung
-		Cap:     g.opts.OutputCap,
-		Extra:   []*os.File{report},
+		Env:        []string{"GOTRACEBACK=single", nonceEnv + "=" + nonce},
+		Timeout:    r.timeout + runGrace,
+		Cap:        g.opts.OutputCap,
+		Extra:      []*os.File{report},
+		Untrusted:  true,
+		PrivateDir: filepath.Join(work, "run-"+label),
 	}, g.sandbox)
-	if out.StartErr != nil {
-		return er, out.Isolation, fmt.Errorf("grader: cannot run the test binary: %w", out.StartErr)
+	if r.out.StartErr != nil {
+		return nil, fmt.Errorf("grader: run %s: %w", label, r.out.StartErr)
 	}
 	// File names in test output are relative to the grading directory, as
 	// the build's are: its temporary path is noise to a reader.
-	out.Output = bytes.ReplaceAll(out.Output, []byte(filepath.Join(work, "src")+string(filepath.Separator)), nil)
-	er.Seconds = out.Duration.Seconds()
-	sum, err := g.events(ctx, out.Output)
-	if err != nil {
-		return er, out.Isolation, err
+	r.out.Output = bytes.ReplaceAll(r.out.Output, []byte(filepath.Join(work, "src")+string(filepath.Separator)), nil)
+	if r.sum, err = g.events(ctx, r.out.Output); err != nil {
+		return nil, err
 	}
 	reported, _ := os.ReadFile(reportPath)
-	judge(&er, tests, sum, out, checkReport(reported, nonce), timeout, g.opts.OutputCap)
-	return er, out.Isolation, nil
+	r.rr = checkReport(reported, nonce)
+	if r.initHung() {
+		// Not one test started: the package's initialisation hangs, and
+		// would hang every other run the same way.
+		st.setAbort(fmt.Sprintf("no test started within %s: the package's initialisation (an init function or a package-level variable) did not finish", r.timeout))
+	}
+	return r, nil
+}
+
+// runGrace is how long after -test.timeout the grader kills a run: the test
+// binary's own timeout fires first and says which test hung.
+const runGrace = 5 * time.Second
+
+func (g *Grader) limits() limits {
+	iso := g.sandbox.isolation()
+	return limits{memory: iso.MemoryLimit, processes: iso.ProcessLimit}
 }
 
 // events converts a run's framed output (-test.v=test2json) to events with
@@ -538,16 +832,19 @@ func (g *Grader) events(ctx context.Context, output []byte) (*testjson.Summary, 
 const (
 	nonceEnv       = "COURSE_GRADER_NONCE"
 	graderMainFile = "zz_course_grader_main_test.go"
-	// graderMainTest is the grader's own TestMain. It writes the result of
-	// m.Run, with the run's nonce, to fd 3. Student code may not import os
-	// (see CheckPolicy), so it can neither read the nonce nor write fd 3.
+	// graderMainTest is the grader's own TestMain, in the external test
+	// package so that no name of it can meet a name of the student's. It
+	// writes the result of m.Run, with the run's nonce, to fd 3. Student
+	// code may not import os (see Checker), so it cannot write fd 3, and in
+	// the sandbox it cannot reopen the report file, which is not its own.
 	graderMainTest = `// Code generated by course grade. DO NOT EDIT.
 
-package %s
+package %s_test
 
 import (
 	"fmt"
 	"os"
+	"syscall"
 	"testing"
 )
 
@@ -559,7 +856,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(f, "%%s %%d\n", nonce, code)
 		f.Close()
 	}
-	os.Exit(code)
+	// Not os.Exit: under the race detector it sleeps a second first, for
+	// every run. Every race has been reported when it happened.
+	syscall.Exit(code)
 }
 `
 )

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 )
 
 // Report is the verdict on one submission. Its JSON form is what
@@ -21,7 +22,10 @@ type Report struct {
 	Score      int              `json:"score"`
 	MaxScore   int              `json:"max_score"`
 	Isolation  Isolation        `json:"isolation"`
-	Seconds    float64          `json:"seconds"`
+	// Race is true when the submission was built with the race detector:
+	// a data race then fails the exercise whose run it happened in.
+	Race    bool    `json:"race"`
+	Seconds float64 `json:"seconds"`
 }
 
 // Build is how building the submission went.
@@ -111,7 +115,7 @@ func WriteText(w io.Writer, r *Report, st Style) error {
 		if r.Build.Rejected {
 			what = "rejected before building"
 		}
-		fmt.Fprintf(w, "%s:\n%s\n", st.Fail(what), indent(strings.TrimRight(r.Build.Output, "\n"), "  "))
+		fmt.Fprintf(w, "%s:\n%s\n", st.Fail(what), indent(printable(strings.TrimRight(r.Build.Output, "\n")), "  "))
 	}
 	// The rows are aligned first, then coloured, and the notes under a
 	// failing row put in afterwards, starting under NAME: tabwriter counts
@@ -157,7 +161,11 @@ func WriteText(w io.Writer, r *Report, st Style) error {
 			fmt.Fprintf(w, "\n--- %s %s:\n%s", ex.ID, t.Name, indent(failureExcerpt(t.Output), "    "))
 		}
 	}
-	_, err := fmt.Fprintf(w, "\nscore %d/%d   isolation: %s   %.1fs\n", r.Score, r.MaxScore, r.Isolation.Name, r.Seconds)
+	race := ""
+	if r.Race {
+		race = "   race detector on"
+	}
+	_, err := fmt.Fprintf(w, "\nscore %d/%d   isolation: %s%s   %.1fs\n", r.Score, r.MaxScore, r.Isolation.Name, race, r.Seconds)
 	return err
 }
 
@@ -172,7 +180,7 @@ func failureExcerpt(out string) string {
 		if framing || t == "" {
 			continue
 		}
-		keep = append(keep, line)
+		keep = append(keep, printable(line))
 		if len(keep) == 30 {
 			keep = append(keep, "…")
 			break
@@ -183,6 +191,27 @@ func failureExcerpt(out string) string {
 	}
 	return strings.Join(keep, "\n") + "\n"
 }
+
+// printable shows a line of student-controlled output safely on a
+// terminal: control characters (an escape sequence could move the cursor
+// and paint a fake "pass" over a failure) become visible \x escapes; tabs
+// and newlines stay.
+func printable(line string) string {
+	if strings.IndexFunc(line, isUnsafeRune) < 0 {
+		return line
+	}
+	var b strings.Builder
+	for _, r := range line {
+		if isUnsafeRune(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isUnsafeRune(r rune) bool { return r != '\t' && r != '\n' && unicode.IsControl(r) }
 
 func indent(s, prefix string) string {
 	if s == "" {

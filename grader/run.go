@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"sync"
 	"time"
 )
@@ -16,39 +15,34 @@ import (
 // memory nor block the child on a full pipe.
 const DefaultOutputCap = 1 << 20
 
-// Isolation says how a run of student code was confined. It is part of every
-// report, so an instructor knows what a verdict was protected by.
-type Isolation struct {
-	// Name is a short summary, e.g. "network namespace, uid nobody, rlimits".
-	Name string `json:"name"`
-	// Network is true when the run had no network (its own empty namespace).
-	NoNetwork bool `json:"no_network"`
-	// Unprivileged is true when the run did not have the grader's user id.
-	Unprivileged bool `json:"unprivileged"`
-	// Limits is true when resource limits (CPU, file size, open files) were set.
-	Limits bool `json:"limits"`
-}
-
-// job is one run of an untrusted program.
+// job is one run of a program: student code (Untrusted) or the toolchain.
 type job struct {
 	Path    string
 	Args    []string
-	Dir     string
+	Dir     string // the working directory of a trusted job
 	Env     []string
-	Timeout time.Duration // wall clock; the whole process group is killed then
+	Timeout time.Duration // wall clock; every process of the run is killed then
 	Cap     int           // output bytes kept
 	Extra   []*os.File    // inherited as fd 3, 4, ...
+	// Untrusted confines the run in the sandbox; the program then sees
+	// only itself and an empty private temp dir (its working directory,
+	// HOME and TMPDIR).
+	Untrusted bool
+	// PrivateDir is a host directory the sandbox may make for an untrusted
+	// run's temp dir when it has no private filesystem to give.
+	PrivateDir string
 }
 
 // outcome is what a job did.
 type outcome struct {
-	Output    []byte // stdout and stderr, interleaved, at most Cap bytes
-	Dropped   int64  // output bytes beyond Cap
-	ExitCode  int    // -1 when killed by a signal or not started
-	TimedOut  bool
-	Duration  time.Duration
-	Isolation Isolation
-	StartErr  error // the program could not be started at all
+	Output            []byte // stdout and stderr, interleaved, at most Cap bytes
+	Dropped           int64  // output bytes beyond Cap
+	ExitCode          int    // -1 when killed by a signal or not started
+	TimedOut          bool
+	Duration          time.Duration
+	MemoryExceeded    bool  // the kernel killed a process at the memory limit
+	ProcessesExceeded bool  // a fork or a new thread was refused at the limit
+	StartErr          error // the program could not be started at all
 }
 
 // cappedBuffer keeps the first max bytes written to it and counts the rest.
@@ -73,64 +67,91 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// runJob runs j confined as well as this machine allows (see confine) and
-// returns when the program and every process it started are gone.
+// runJob runs j, confined by sb, and returns when the program and every
+// process it started are gone. Trouble in confining it (no cgroup could be
+// made, a process that would not die) is returned as StartErr: the run did
+// not happen as promised, so nothing may be judged from it.
 func runJob(ctx context.Context, j job, sb *sandbox) outcome {
 	if j.Cap <= 0 {
 		j.Cap = DefaultOutputCap
 	}
 	ctx, cancel := context.WithTimeout(ctx, j.Timeout)
 	defer cancel()
-	out := &cappedBuffer{max: j.Cap}
-	// The program writes into a pipe whose other end the grader reads. Wait
-	// does not wait for the pipe, so a grandchild holding it open cannot
-	// delay the verdict; it is killed with the group below.
-	pr, pw, err := os.Pipe()
+	l, err := sb.prepare(j)
 	if err != nil {
 		return outcome{ExitCode: -1, StartErr: err}
 	}
-	defer pr.Close()
-	mk := func() *exec.Cmd {
-		cmd := exec.CommandContext(ctx, j.Path, j.Args...)
-		cmd.Dir = j.Dir
-		cmd.Env = j.Env
-		cmd.Stdout = pw
-		cmd.Stderr = pw
-		cmd.ExtraFiles = j.Extra
-		cmd.Cancel = func() error { return killGroup(cmd) }
-		return cmd
+	out := &cappedBuffer{max: j.Cap}
+	// The program writes into a pipe whose other end the grader reads. Wait
+	// does not wait for the pipe, so a process holding it open cannot delay
+	// the verdict; it is killed with the run below.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		var o outcome
+		return outcome{ExitCode: -1, StartErr: errors.Join(err, l.finish(&o))}
 	}
+	defer pr.Close()
+	l.cmd.Stdout, l.cmd.Stderr = pw, pw
 	start := time.Now()
-	cmd, iso, err := sb.start(mk)
+	err = l.cmd.Start()
 	pw.Close()
 	if err != nil {
-		return outcome{ExitCode: -1, StartErr: err, Isolation: iso}
+		var o outcome
+		return outcome{ExitCode: -1, StartErr: errors.Join(err, l.finish(&o))}
 	}
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
 		_, _ = io.Copy(out, pr)
 	}()
-	sb.limit(cmd, j.Timeout)
-	_ = cmd.Wait()
-	// Whatever the program left behind in its group goes too.
-	_ = killGroup(cmd)
+	if l.setup != nil {
+		err := l.setup(l.cmd.Process.Pid)
+		if err == nil && l.gate != nil {
+			_, err = l.gate.Write([]byte("go\n"))
+		}
+		if l.gate != nil {
+			l.gate.Close()
+		}
+		if err != nil {
+			l.kill()
+			_ = l.cmd.Wait()
+			var o outcome
+			return outcome{ExitCode: -1, StartErr: errors.Join(err, l.finish(&o))}
+		}
+	}
+	waited := make(chan struct{})
+	go func() {
+		defer close(waited)
+		_ = l.cmd.Wait()
+	}()
+	timedOut := false
+	select {
+	case <-waited:
+	case <-ctx.Done():
+		timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+		l.kill()
+		<-waited
+	}
+	duration := time.Since(start)
+	// Whatever the program left behind goes too.
+	l.kill()
+	res := outcome{ExitCode: l.cmd.ProcessState.ExitCode(), TimedOut: timedOut, Duration: duration}
+	if err := l.finish(&res); err != nil {
+		res.StartErr = err
+	}
+
 	select {
 	case <-copied:
 	case <-time.After(2 * time.Second):
-		// Something outside the group still holds the pipe: stop reading.
+		// Something outside the run still holds the pipe: stop reading.
 		pr.Close()
 		<-copied
 	}
 	out.mu.Lock()
 	defer out.mu.Unlock()
-	res := outcome{
-		Output:    out.buf.Bytes(),
-		Dropped:   out.dropped,
-		ExitCode:  cmd.ProcessState.ExitCode(),
-		TimedOut:  errors.Is(ctx.Err(), context.DeadlineExceeded),
-		Duration:  time.Since(start),
-		Isolation: iso,
-	}
+	res.Output, res.Dropped = out.buf.Bytes(), out.dropped
+	// Where an rlimit, not a cgroup, stopped a new thread, the Go runtime
+	// says so before it dies.
+	res.ProcessesExceeded = res.ProcessesExceeded || bytes.Contains(res.Output, []byte("runtime: failed to create new OS thread"))
 	return res
 }

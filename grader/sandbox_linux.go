@@ -3,9 +3,19 @@
 package grader
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"debug/elf"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -13,133 +23,556 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// nobody is the user student code runs as when the grader runs as root.
-const nobody = 65534
-
-// sandbox confines runs of student code. On Linux it tries, strongest
-// first: its own empty network namespace and the user nobody (as root), or a
-// user and network namespace of its own (as another user); then only a
-// process group. A level the kernel refuses is dropped for good, so the
-// report always says what was really used.
+// sandbox confines runs of student code on Linux. At its strongest
+// (LevelFull) every run is started through bubblewrap: an empty root
+// holding only the test binary (read-only, execute-only) and a private
+// tmpfs for its temp dir, its own mount, PID, network, IPC, UTS and user
+// namespaces, a user id of its own (the grader runs as root) or the
+// grader's id behind a user namespace (it does not), a cgroup with memory
+// and process limits, and rlimits. Every process a run starts lives in its
+// PID namespace and cgroup, and ends with it.
+//
+// Every command, trusted or not, starts through a tiny shell trampoline
+// that waits on a pipe until the grader has put it into its cgroup and set
+// its rlimits: nothing the program does can happen before its limits.
 type sandbox struct {
-	mu    sync.Mutex
-	level int // index into levels of the strongest level not yet refused
-	off   bool
+	mode    SandboxMode
+	iso     Isolation
+	why     string // what stopped a stronger level, for the SandboxError
+	sh      string
+	setpriv string // drops a run's trampoline to its uid (the grader runs as root)
+	bwrap   string // set at LevelFull
+	// disableUserns is bubblewrap's --disable-userns: no user namespace
+	// inside the sandbox (bubblewrap 0.8 and later).
+	disableUserns bool
+	cloneflags    uintptr // LevelPartial: the namespaces the kernel allows without bubblewrap
+	cg            *cgroupSet
+	uids          *uidPool
+	memory        int64
+	procs         int
+
+	libsMu sync.Mutex
+	libs   map[string][]string // shared libraries by interpreter and needed list
 }
 
-type sandboxLevel struct {
-	iso  Isolation
-	attr func() *syscall.SysProcAttr
-}
+// gateScript waits for one line on stdin (the grader's go-ahead), then
+// becomes the program. If the grader closes the pipe instead, it exits.
+const gateScript = `read -r _ || exit 111; exec "$@" </dev/null`
 
-func newSandbox(enabled bool) *sandbox { return &sandbox{off: !enabled} }
-
-func (s *sandbox) levels() []sandboxLevel {
-	base := func() *syscall.SysProcAttr {
-		return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+// newSandbox finds the strongest confinement this machine gives and, in
+// SandboxStrict mode, refuses anything below LevelFull.
+func newSandbox(mode SandboxMode, memory int64, procs int, noBwrap bool) (*sandbox, error) {
+	s := &sandbox{mode: mode, memory: memory, procs: procs}
+	var err error
+	if s.sh, err = exec.LookPath("sh"); err != nil {
+		return nil, fmt.Errorf("%w: no sh to start runs with: %v", ErrSetup, err)
 	}
-	group := sandboxLevel{Isolation{Name: "process group, rlimits", Limits: true}, base}
-	if s.off {
-		return []sandboxLevel{group}
+	if s.sh, err = filepath.Abs(s.sh); err != nil {
+		return nil, err
 	}
-	if os.Geteuid() == 0 {
-		return []sandboxLevel{
-			{Isolation{Name: "network namespace, uid nobody, rlimits", NoNetwork: true, Unprivileged: true, Limits: true}, func() *syscall.SysProcAttr {
-				a := base()
-				a.Cloneflags = syscall.CLONE_NEWNET
-				a.Credential = &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}
-				return a
-			}},
-			{Isolation{Name: "uid nobody, rlimits", Unprivileged: true, Limits: true}, func() *syscall.SysProcAttr {
-				a := base()
-				a.Credential = &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}
-				return a
-			}},
-			group,
+	root := os.Geteuid() == 0
+	var why []string
+	if root {
+		if s.cg, err = findCgroups(); err != nil {
+			why = append(why, "no cgroup for memory and process limits ("+err.Error()+")")
+			s.cg = nil
+		}
+	} else {
+		why = append(why, "no cgroup (the grader is not root)")
+	}
+	if mode == SandboxOff {
+		s.iso = Isolation{Level: LevelNone, Mechanisms: []string{"rlimits"},
+			Missing: []string{"the grader's own user and files", "the network", "the machine's processes"}}
+		s.finishIsolation()
+		return s, nil
+	}
+	if root {
+		if s.uids, err = newUIDPool(); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+		}
+		if s.setpriv, err = exec.LookPath("setpriv"); err != nil {
+			return nil, fmt.Errorf("%w: no setpriv (util-linux) to run student code as another user: %v", ErrSetup, err)
 		}
 	}
-	uid, gid := os.Getuid(), os.Getgid()
-	return []sandboxLevel{
-		{Isolation{Name: "user and network namespace, rlimits", NoNetwork: true, Limits: true}, func() *syscall.SysProcAttr {
-			a := base()
-			a.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
-			a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-			a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-			return a
-		}},
-		group,
+
+	if noBwrap {
+		why = append(why, "bubblewrap was turned off")
+	} else if s.bwrap, err = exec.LookPath("bwrap"); err != nil {
+		why = append(why, "bubblewrap is not installed (apt-get install bubblewrap)")
+		s.bwrap = ""
+	} else if err := s.probeBwrap(); err != nil {
+		why = append(why, "bubblewrap cannot make namespaces here ("+err.Error()+")")
+		s.bwrap = ""
 	}
+	switch {
+	case s.bwrap != "":
+		s.iso = Isolation{Level: LevelFull, Mechanisms: []string{"mount", "pid", "net", "ipc", "uts", "user"}}
+		if root {
+			s.iso.Mechanisms = append(s.iso.Mechanisms, "uid")
+		}
+	case root:
+		// Without bubblewrap: a user of its own, and what namespaces the
+		// kernel gives a plain clone. No private filesystem.
+		s.cloneflags = s.probeClone()
+		s.iso = Isolation{Level: LevelPartial, Mechanisms: namespaceNames(s.cloneflags)}
+		s.iso.Mechanisms = append(s.iso.Mechanisms, "uid")
+		s.iso.Missing = []string{"world-readable files on the machine (the course tool itself, unless only root may read it)"}
+		if s.cloneflags&syscall.CLONE_NEWNET == 0 {
+			s.iso.Missing = append(s.iso.Missing, "the network")
+		}
+	default:
+		s.iso = Isolation{Level: LevelNone, Missing: []string{
+			"the grader's own files (student code runs as the grader's user: it can read and replace the test binary)",
+			"the network",
+		}}
+	}
+	s.iso.Mechanisms = append(s.iso.Mechanisms, "rlimits")
+	s.finishIsolation()
+	s.why = strings.Join(why, "; ")
+	if mode == SandboxStrict && s.iso.Level != LevelFull {
+		return nil, &SandboxError{Offered: s.iso, Why: s.why}
+	}
+	return s, nil
 }
 
-// current returns the strongest level not yet refused.
-func (s *sandbox) current() (int, sandboxLevel) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ls := s.levels()
-	if s.level >= len(ls) {
-		s.level = len(ls) - 1
+func (s *sandbox) finishIsolation() {
+	if s.cg != nil {
+		s.iso.Mechanisms = append(s.iso.Mechanisms, fmt.Sprintf("cgroup-v%d", s.cg.version))
+		s.iso.MemoryLimit, s.iso.ProcessLimit = s.memory, s.procs
+	} else {
+		s.iso.MemoryLimit = s.memory // RLIMIT_DATA, roughly
+		if s.uids != nil {
+			s.iso.ProcessLimit = s.procs // RLIMIT_NPROC of the run's own uid
+		}
+		s.iso.Missing = append(s.iso.Missing, "an exact memory limit (no cgroup: RLIMIT_DATA only)")
 	}
-	return s.level, ls[s.level]
+	tool := ""
+	if s.bwrap != "" {
+		tool = "bubblewrap"
+	}
+	s.iso.describe(tool)
 }
 
-// refused drops level i after the kernel refused it; it reports whether a
-// weaker level is left to try.
-func (s *sandbox) refused(i int, err error) bool {
-	// Only what the kernel says about namespaces and user changes: an
-	// EACCES (a directory the run's user cannot reach) must not quietly
-	// make the run more privileged.
-	if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOSPC) {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i+1 >= len(s.levels()) {
-		return false
-	}
-	if s.level <= i {
-		s.level = i + 1
-	}
-	return true
-}
-
-// runUID is the user a run's files must belong to, or -1 for "as we are".
-func (s *sandbox) runUID() int {
-	_, l := s.current()
-	if l.iso.Unprivileged {
-		return nobody
-	}
-	return -1
-}
-
-// start starts a command made by mk at the strongest level the kernel
-// allows. mk is called again for each retry: an exec.Cmd starts only once.
-func (s *sandbox) start(mk func() *exec.Cmd) (*exec.Cmd, Isolation, error) {
-	for {
-		i, l := s.current()
-		cmd := mk()
-		cmd.SysProcAttr = l.attr()
-		err := cmd.Start()
-		if err == nil || !s.refused(i, err) {
-			return cmd, l.iso, err
+func namespaceNames(flags uintptr) []string {
+	var out []string
+	for _, ns := range []struct {
+		flag uintptr
+		name string
+	}{{syscall.CLONE_NEWPID, "pid"}, {syscall.CLONE_NEWNET, "net"}, {syscall.CLONE_NEWIPC, "ipc"}, {syscall.CLONE_NEWUTS, "uts"}} {
+		if flags&ns.flag != 0 {
+			out = append(out, ns.name)
 		}
 	}
+	return out
 }
 
-// limit sets resource limits on a started process: CPU seconds (a busy loop
-// dies even if the wall clock is generous), file size (no disk filling), open
-// files, and no core dumps.
-func (s *sandbox) limit(cmd *exec.Cmd, timeout time.Duration) {
-	pid := cmd.Process.Pid
-	cpu := uint64(2*timeout/time.Second) + 5
-	for _, l := range []struct {
-		res int
-		val uint64
-	}{
+// isolation is what runs get.
+func (s *sandbox) isolation() Isolation { return s.iso }
+
+// probeBwrap starts bubblewrap once the way runs start it, with /bin/true
+// from a read-only view of the host as the program.
+func (s *sandbox) probeBwrap() error {
+	try := func(disable bool) error {
+		s.disableUserns = disable
+		args := append(s.bwrapNamespaces(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev",
+			"--tmpfs", "/tmp", "--", "/bin/true")
+		return s.probe(s.bwrap, args, 0)
+	}
+	if err := try(true); err != nil {
+		// Older bubblewrap has no --disable-userns.
+		if err2 := try(false); err2 != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// probeClone returns the namespaces a plain clone may make here.
+func (s *sandbox) probeClone() uintptr {
+	var flags uintptr
+	for _, f := range []uintptr{syscall.CLONE_NEWPID, syscall.CLONE_NEWNET, syscall.CLONE_NEWIPC, syscall.CLONE_NEWUTS} {
+		if s.probe("/bin/true", nil, flags|f) == nil {
+			flags |= f
+		}
+	}
+	return flags
+}
+
+// probe runs path with args as a run would run (a pool uid when root) and
+// reports why it failed, if it did.
+func (s *sandbox) probe(path string, args []string, cloneflags uintptr) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Dir = "/"
+	cmd.Env = []string{}
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: cloneflags}
+	if s.uids != nil {
+		uid, release, err := s.uids.acquire()
+		if err != nil {
+			return err
+		}
+		defer release()
+		attr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}
+	}
+	cmd.SysProcAttr = attr
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if msg := strings.TrimSpace(string(out)); msg != "" {
+			return errors.New(lastLine(msg))
+		}
+		return err
+	}
+	return nil
+}
+
+func (s *sandbox) bwrapNamespaces() []string {
+	args := []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--hostname", "grader"}
+	if s.disableUserns {
+		args = append(args, "--disable-userns")
+	}
+	return args
+}
+
+// sandboxBinary is where the test binary is inside the sandbox.
+const sandboxBinary = "/lab.test"
+
+// launch is a command ready to start, with what must happen around it.
+type launch struct {
+	cmd *exec.Cmd
+	// setup runs after Start and before the program proper begins: the
+	// trampoline is waiting on gate meanwhile.
+	setup func(pid int) error
+	gate  *os.File
+	// kill ends every process of the run now.
+	kill func()
+	// finish runs once the program has ended: it makes sure every process
+	// of the run is gone, reads the limits' counters and cleans up.
+	finish func(out *outcome) error
+}
+
+// prepare makes the launch of j: confined when j.Untrusted, else (the
+// toolchain) in a cgroup with the build's memory limit where there is one.
+func (s *sandbox) prepare(j job) (*launch, error) {
+	l := &launch{}
+	var cleanups []func() error
+	cleanup := func() error {
+		var errs []error
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			errs = append(errs, cleanups[i]())
+		}
+		return errors.Join(errs...)
+	}
+	fail := func(err error) (*launch, error) {
+		return nil, errors.Join(err, cleanup())
+	}
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	uid := -1
+	if j.Untrusted && s.uids != nil {
+		id, release, err := s.uids.acquire()
+		if err != nil {
+			return fail(err)
+		}
+		uid = id
+		cleanups = append(cleanups, func() error { release(); return nil })
+	}
+	var cg *cgroup
+	if s.cg != nil {
+		memory, procs, what := s.memory, s.procs, "run"
+		if !j.Untrusted {
+			memory, procs, what = max(buildMemoryLimit, s.memory), 4096, "build"
+		}
+		var err error
+		if cg, err = s.cg.child(what, memory, procs); err != nil {
+			return fail(err)
+		}
+		cleanups = append(cleanups, cg.remove)
+	}
+
+	var program []string
+	env := j.Env
+	dir := j.Dir
+	switch {
+	case j.Untrusted && s.bwrap != "":
+		args, err := s.bwrapArgs(j)
+		if err != nil {
+			return fail(err)
+		}
+		program = append([]string{s.bwrap}, args...)
+		env, dir = []string{}, "/"
+	case j.Untrusted:
+		// No private filesystem: a private directory on the host instead.
+		if err := os.MkdirAll(j.PrivateDir, 0o700); err != nil {
+			return fail(err)
+		}
+		if uid >= 0 {
+			if err := os.Chown(j.PrivateDir, uid, uid); err != nil {
+				return fail(err)
+			}
+		}
+		attr.Cloneflags = s.cloneflags
+		program = append([]string{j.Path}, j.Args...)
+		env = append(slices.Clone(j.Env), "HOME="+j.PrivateDir, "TMPDIR="+j.PrivateDir)
+		dir = j.PrivateDir
+	default:
+		program = append([]string{j.Path}, j.Args...)
+	}
+
+	if uid >= 0 {
+		// The trampoline stays root until its limits are set (this root may
+		// lack CAP_SYS_RESOURCE, and then may set limits only on processes
+		// of its own uid); setpriv then drops to the run's uid, and keeps
+		// the parent-death signal that a change of uid would clear.
+		id := strconv.Itoa(uid)
+		program = append([]string{s.setpriv, "--reuid", id, "--regid", id, "--clear-groups", "--pdeathsig", "KILL", "--"}, program...)
+	}
+	gateR, gateW, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	cmd := exec.Command(s.sh, append([]string{"-c", gateScript, "course-run"}, program...)...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdin = gateR
+	cmd.SysProcAttr = attr
+	cmd.ExtraFiles = j.Extra
+	l.cmd, l.gate = cmd, gateW
+	cleanups = append(cleanups, func() error { gateR.Close(); gateW.Close(); return nil })
+
+	limits := s.rlimits(j, uid >= 0, cg != nil)
+	l.setup = func(pid int) error {
+		gateR.Close() // the child has its own copy now
+		if cg != nil {
+			if err := cg.add(pid); err != nil {
+				return err
+			}
+		}
+		for _, lim := range limits {
+			if err := unix.Prlimit(pid, lim.res, &unix.Rlimit{Cur: lim.val, Max: lim.val}, nil); err != nil {
+				return fmt.Errorf("rlimit %d: %w", lim.res, err)
+			}
+		}
+		return nil
+	}
+	l.kill = func() {
+		_ = killGroup(cmd)
+		if cg != nil {
+			cg.kill()
+		}
+		if uid >= 0 {
+			killUser(uid)
+		}
+	}
+	l.finish = func(out *outcome) error {
+		var errs []error
+		if cg != nil {
+			errs = append(errs, cg.empty(5*time.Second))
+			out.MemoryExceeded = cg.oomKilled()
+			out.ProcessesExceeded = cg.pidsLimited()
+		}
+		if uid >= 0 {
+			// Without a PID namespace, a process of the run's uid may have
+			// left its process group and cgroup-less machines have no other
+			// record of it.
+			errs = append(errs, emptyUser(uid, 5*time.Second))
+			if s.bwrap == "" {
+				errs = append(errs, removeFilesOf(uid, []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"}))
+			}
+		}
+		errs = append(errs, cleanup())
+		return errors.Join(errs...)
+	}
+	return l, nil
+}
+
+type rlimit struct {
+	res int
+	val uint64
+}
+
+// rlimits bounds CPU time (a busy loop dies even with a generous wall
+// clock), file size, open files and core dumps; processes, when the run
+// has a uid of its own; and memory, roughly, when there is no cgroup.
+func (s *sandbox) rlimits(j job, ownUID, haveCgroup bool) []rlimit {
+	if !j.Untrusted {
+		return nil
+	}
+	cpu := uint64(2*j.Timeout/time.Second) + 5
+	ls := []rlimit{
 		{unix.RLIMIT_CPU, cpu},
 		{unix.RLIMIT_FSIZE, 64 << 20},
 		{unix.RLIMIT_NOFILE, 1024},
 		{unix.RLIMIT_CORE, 0},
-	} {
-		_ = unix.Prlimit(pid, l.res, &unix.Rlimit{Cur: l.val, Max: l.val}, nil)
 	}
+	if ownUID && !haveCgroup {
+		// The cgroup counts exactly this run; without one, the run's own
+		// uid stands in for it.
+		ls = append(ls, rlimit{unix.RLIMIT_NPROC, uint64(s.procs)})
+	}
+	if !haveCgroup {
+		ls = append(ls, rlimit{unix.RLIMIT_DATA, uint64(s.memory)})
+	}
+	return ls
 }
+
+// bwrapArgs is bubblewrap's command line for j: an empty, read-only root
+// with the binary, the shared libraries it needs (a race-enabled binary is
+// linked dynamically), a new /proc and /dev, and a private tmpfs at /tmp
+// that is the working directory, HOME and TMPDIR.
+func (s *sandbox) bwrapArgs(j job) ([]string, error) {
+	args := append(s.bwrapNamespaces(), "--ro-bind", j.Path, sandboxBinary)
+	libs, err := s.sharedLibraries(j.Path)
+	if err != nil {
+		return nil, err
+	}
+	for _, lib := range libs {
+		args = append(args, "--ro-bind", lib, lib)
+	}
+	if len(libs) > 0 {
+		args = append(args, "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache")
+	}
+	args = append(args, "--proc", "/proc", "--dev", "/dev",
+		// Half the memory limit: the tmpfs counts in the run's memory, and a
+		// full disk must be an error the code sees, not the run's death.
+		"--size", strconv.FormatInt(s.memory/2, 10), "--tmpfs", "/tmp",
+		"--remount-ro", "/", "--chdir", "/tmp", "--clearenv")
+	for _, kv := range append(slices.Clone(j.Env), "HOME=/tmp", "TMPDIR=/tmp") {
+		k, v, _ := strings.Cut(kv, "=")
+		args = append(args, "--setenv", k, v)
+	}
+	return append(append(args, "--", sandboxBinary), j.Args...), nil
+}
+
+// sharedLibraries lists the files the dynamic loader maps for bin (none for
+// a static binary), as ldd says. Every binary the grader builds with the
+// same flags needs the same ones: ldd runs once per different list.
+func (s *sandbox) sharedLibraries(bin string) ([]string, error) {
+	f, err := elf.Open(bin)
+	if err != nil {
+		return nil, fmt.Errorf("reading the test binary: %w", err)
+	}
+	defer f.Close()
+	interp := ""
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			data := make([]byte, p.Filesz)
+			if _, err := p.ReadAt(data, 0); err != nil {
+				return nil, fmt.Errorf("reading the test binary: %w", err)
+			}
+			interp = strings.TrimRight(string(data), "\x00")
+		}
+	}
+	if interp == "" {
+		return nil, nil
+	}
+	needed, err := f.ImportedLibraries()
+	if err != nil {
+		return nil, fmt.Errorf("reading the test binary: %w", err)
+	}
+	key := interp + "\x00" + strings.Join(needed, "\x00")
+	s.libsMu.Lock()
+	defer s.libsMu.Unlock()
+	if libs, ok := s.libs[key]; ok {
+		return libs, nil
+	}
+	out, err := exec.Command("ldd", bin).Output()
+	if err != nil {
+		return nil, fmt.Errorf("ldd %s: %w", bin, err)
+	}
+	var libs []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		for _, field := range strings.Fields(sc.Text()) {
+			if strings.HasPrefix(field, "/") {
+				libs = append(libs, field)
+			}
+		}
+	}
+	if len(libs) == 0 {
+		return nil, fmt.Errorf("ldd %s named no library", bin)
+	}
+	if s.libs == nil {
+		s.libs = map[string][]string{}
+	}
+	s.libs[key] = libs
+	return libs, nil
+}
+
+// killUser kills every process whose real, effective or saved uid is uid.
+func killUser(uid int) int {
+	n := 0
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		if strings.Contains(string(data), "\nState:\tZ") {
+			continue // a zombie runs nothing; its parent, or init, reaps it
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+				for _, f := range strings.Fields(rest) {
+					if f == strconv.Itoa(uid) {
+						_ = syscall.Kill(pid, syscall.SIGKILL)
+						n++
+						break
+					}
+				}
+			}
+		}
+	}
+	return n
+}
+
+// emptyUser kills the processes of uid until there are none, for at most wait.
+func emptyUser(uid int, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for killUser(uid) > 0 {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("processes of uid %d still running after SIGKILL", uid)
+		}
+		time.Sleep(5 * time.Millisecond) // the kernel reaps them; nothing to wait on
+	}
+	return nil
+}
+
+// removeFilesOf deletes what uid left in the shared temporary directories:
+// without a mount namespace a run can write there.
+func removeFilesOf(uid int, dirs []string) error {
+	var errs []error
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || p == dir {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) == uid {
+				if err := os.RemoveAll(p); err != nil {
+					errs = append(errs, err)
+				}
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		})
+	}
+	return errors.Join(errs...)
+}
+
+// foreignUID reports whether runs have user ids other than the grader's,
+// which must then be able to reach the binary.
+func (s *sandbox) foreignUID() bool { return s.uids != nil }

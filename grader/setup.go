@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -47,14 +48,22 @@ func (g *Grader) checkSetup() error {
 			return err
 		}
 	}
+	// -export compiles every dependency with the grading build's flags
+	// into the build cache: on a new machine the first build would
+	// otherwise compile the standard library (with the race detector, a
+	// minute or more) inside one student's build timeout.
+	args := []string{"list", "-test", "-deps", "-export", "-trimpath"}
+	if g.race {
+		args = append(args, "-race")
+	}
 	out := runJob(context.Background(), job{
 		Path:    g.goBin,
-		Args:    []string{"list", "-test", "-deps", "."},
+		Args:    append(args, "."),
 		Dir:     src,
-		Env:     buildEnv(g.opts.Race),
-		Timeout: time.Minute,
+		Env:     buildEnv(g.race),
+		Timeout: setupTimeout,
 		Cap:     64 << 10,
-	}, g.trusted)
+	}, g.sandbox)
 	if out.StartErr != nil {
 		return fmt.Errorf("%w: %v", ErrNoToolchain, out.StartErr)
 	}
@@ -63,6 +72,10 @@ func (g *Grader) checkSetup() error {
 	}
 	return nil
 }
+
+// setupTimeout bounds the setup check, which compiles the standard library
+// the first time a machine grades.
+const setupTimeout = 15 * time.Minute
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
@@ -73,7 +86,7 @@ func lastLine(s string) string {
 // the grader's temporary directory (every directory above it must let
 // others pass), so that a run is never started where it cannot work.
 func (g *Grader) checkReachable() error {
-	if g.sandbox.runUID() < 0 {
+	if !g.sandbox.foreignUID() {
 		return nil
 	}
 	dir := g.opts.TempDir
@@ -96,4 +109,24 @@ func (g *Grader) checkReachable() error {
 			return nil
 		}
 	}
+}
+
+// checkRaceToolchain makes sure a race-enabled build can link: the race
+// detector's runtime needs cgo, and cgo a C compiler. Without one every
+// submission would fail to build, for the machine's fault.
+func checkRaceToolchain(goBin string) error {
+	cmd := exec.Command(goBin, "env", "CC")
+	cmd.Env = buildEnv(true)
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("%w: go env CC: %v", ErrSetup, err)
+	}
+	cc := strings.Fields(strings.TrimSpace(string(out)))
+	if len(cc) == 0 {
+		return fmt.Errorf("%w: the lab is graded with the race detector, which needs a C compiler, and go env CC names none", ErrSetup)
+	}
+	if _, err := exec.LookPath(cc[0]); err != nil {
+		return fmt.Errorf("%w: the lab is graded with the race detector, which needs a C compiler: %s was not found (install gcc)", ErrSetup, cc[0])
+	}
+	return nil
 }

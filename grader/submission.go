@@ -65,9 +65,15 @@ func ReadSubmission(p string, editable []string) (*Submission, error) {
 	if len(editable) == 0 {
 		return nil, errors.New("grader: the lab names no editable file")
 	}
-	info, err := os.Stat(p)
+	// Lstat: a submission that is a link is refused, never followed; and
+	// anything but a directory or a regular file (a FIFO, a device) is
+	// refused before it is opened, since opening one can block forever.
+	info, err := os.Lstat(p)
 	if err != nil {
 		return nil, &SubmissionError{Path: p, Reason: "cannot read: " + describeFSError(err)}
+	}
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		return nil, &SubmissionError{Path: p, Reason: "is " + describeMode(info.Mode()) + ", not a directory or a regular file; it is never followed or opened"}
 	}
 	sub := &Submission{Name: SubmissionName(p), Path: p, Files: map[string][]byte{}, Found: map[string]string{}}
 	var files map[string]func() ([]byte, error) // path inside the submission -> reader
@@ -131,9 +137,13 @@ func dirFiles(dir string, editable []string) (map[string]func() ([]byte, error),
 	for _, name := range editable {
 		want[name] = true
 	}
+	seen := 0
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if seen++; seen > maxDirEntries {
+			return errTooManyEntries
 		}
 		if d.IsDir() && p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "vendor") {
 			return filepath.SkipDir
@@ -148,11 +158,21 @@ func dirFiles(dir string, editable []string) (map[string]func() ([]byte, error),
 		files[filepath.ToSlash(rel)] = func() ([]byte, error) { return readCapped(p) }
 		return nil
 	})
+	if errors.Is(err, errTooManyEntries) {
+		return nil, &SubmissionError{Path: dir, Reason: fmt.Sprintf("holds more than %d files and directories; hand in the workspace, not a disk", maxDirEntries)}
+	}
 	if err != nil {
 		return nil, &SubmissionError{Path: dir, Reason: "cannot list: " + describeFSError(err)}
 	}
 	return files, nil
 }
+
+// maxDirEntries bounds how much of a submission directory is looked at: a
+// workspace has a few dozen entries, and a tree of millions would keep the
+// grader listing it for minutes.
+var maxDirEntries = 100_000 // a variable for the test, which lowers it
+
+var errTooManyEntries = errors.New("too many entries")
 
 func zipFiles(p string) (map[string]func() ([]byte, error), error) {
 	data, err := readLimited(p, maxArchiveSize)
@@ -215,8 +235,11 @@ func cleanArchivePath(name string) string {
 	return strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(name, `\`, "/")), "/")
 }
 
+// readCapped reads the regular file p, at most MaxSourceSize+1 bytes. It
+// opens without following a link and without blocking, and checks what it
+// opened: p could have been swapped for something else since it was listed.
 func readCapped(p string) ([]byte, error) {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +259,7 @@ func readAllCapped(r io.Reader) ([]byte, error) {
 }
 
 func readLimited(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return nil, errors.New("cannot read: " + describeFSError(err))
 	}
@@ -269,4 +292,42 @@ func describeFSError(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// openRegular opens p for reading if it is a regular file, without
+// following a final symbolic link and without blocking on a FIFO.
+func openRegular(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|openNoFollow|openNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is %s, not a regular file", p, describeMode(info.Mode()))
+	}
+	return f, nil
+}
+
+// describeMode names a file type for a person.
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "a special file (" + m.Type().String() + ")"
 }

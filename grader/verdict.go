@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/coursekit/course/grader/testjson"
 )
 
@@ -21,76 +23,200 @@ const (
 // maxTestOutput is how much of one test's output a report keeps.
 const maxTestOutput = 8 << 10
 
-// judge decides one exercise. It passes only if every expected test ran
-// exactly once and passed exactly once, no test outside the expected ones
-// reported anything, the process exited 0 in time without dropping output,
-// and the grader's TestMain reported, with this run's nonce, that m.Run
-// returned 0. Text printed by student code can add events but can never
-// remove a failure, and cannot produce the TestMain report.
-func judge(er *ExerciseReport, expected []expectedTest, sum *testjson.Summary, out outcome, rr runReport, timeout time.Duration, outputCap int) {
-	want := map[string]bool{}
-	allPass := true
-	for _, t := range expected {
-		want[t.name] = true
+// runResult is one run of the test binary, ready to be judged.
+type runResult struct {
+	tests   []expectedTest // every test the run was asked to run
+	sum     *testjson.Summary
+	out     outcome
+	rr      runReport
+	timeout time.Duration
+	cap     int
+	lim     limits
+}
+
+// statuses reads the status of each test in tests from the run's events.
+func (r *runResult) statuses(tests []expectedTest) (reports []TestReport, allPass bool, seconds float64) {
+	allPass = true
+	for _, t := range tests {
 		tr := TestReport{Name: t.name, Hidden: t.hidden, Status: StatusNotRun}
-		if r, ok := sum.Test(t.name); ok {
-			tr.Output = clip(r.OutputText(), maxTestOutput)
+		if res, ok := r.sum.Test(t.name); ok {
+			tr.Output = clip(res.OutputText(), maxTestOutput)
+			seconds += res.Elapsed
 			switch {
-			case r.Runs > 1 || r.Passes+r.Fails+r.Skips > 1:
+			case res.Runs > 1 || res.Passes+res.Fails+res.Skips > 1:
 				tr.Status = StatusForged
-			case r.Fails == 1:
+			case res.Fails == 1:
 				tr.Status = StatusFail
-			case r.Skips == 1:
+			case res.Skips == 1:
 				tr.Status = StatusSkip
-			case r.Passes == 1 && r.Runs == 1:
+			case res.Passes == 1 && res.Runs == 1:
 				tr.Status = StatusPass
-			case r.Runs == 1:
+			case res.Runs == 1:
 				tr.Status = StatusNoEnd
 			}
 		}
 		if tr.Status != StatusPass {
 			allPass = false
 		}
-		er.Tests = append(er.Tests, tr)
+		reports = append(reports, tr)
+	}
+	return reports, allPass, seconds
+}
+
+// trouble is what makes the whole run fail, whatever its tests said: a
+// limit it hit, a race, a timeout, dropped output, events for tests it was
+// not asked to run, a test with more than one result. "" if none.
+func (r *runResult) trouble() string {
+	want := map[string]bool{}
+	for _, t := range r.tests {
+		want[t.name] = true
 	}
 	var strangers []string
-	for _, r := range sum.Tests {
-		if !want[r.Name] {
-			strangers = append(strangers, r.Name)
+	forged := false
+	for _, res := range r.sum.Tests {
+		if !want[res.Name] {
+			strangers = append(strangers, res.Name)
 		}
+		forged = forged || res.Runs > 1 || res.Passes+res.Fails+res.Skips > 1
 	}
-	er.Output = clip(strings.Join(sum.Output, ""), maxTestOutput)
-
+	race, raceSummary := raceReport(string(r.out.Output))
 	switch {
-	case len(expected) == 0:
-		er.Reason = "the course has no tests for this exercise"
-	case out.TimedOut || out.Duration >= timeout:
+	case r.out.MemoryExceeded:
+		return fmt.Sprintf("memory limit exceeded: the run used more than %s and was killed", humanize.IBytes(uint64(r.lim.memory)))
+	case r.out.ProcessesExceeded:
+		return fmt.Sprintf("process limit exceeded: the run tried to have more than %d processes and threads at once", r.lim.processes)
+	case race:
+		return "data race (the race detector found one): " + raceSummary
+	case r.out.TimedOut || r.out.Duration >= r.timeout:
 		// Either -test.timeout stopped the binary, or the grader killed it.
-		er.Reason = fmt.Sprintf("timed out: still running after %s", timeout)
-	case out.Dropped > 0:
-		er.Reason = fmt.Sprintf("printed more than %d KiB of output; the rest was dropped", outputCap>>10)
+		return fmt.Sprintf("timed out: still running after %s", r.timeout)
+	case r.out.Dropped > 0:
+		return fmt.Sprintf("printed more than %d KiB of output; the rest was dropped", r.cap>>10)
 	case len(strangers) > 0:
 		names := strings.Join(strangers, ", ")
 		if len(strangers) > 3 {
 			names = fmt.Sprintf("%s and %d more", strings.Join(strangers[:3], ", "), len(strangers)-3)
 		}
-		er.Reason = fmt.Sprintf("events for tests that were not run: %s (output that imitates the test runner is not allowed)", names)
-	case countStatus(er.Tests, StatusForged) > 0:
-		er.Reason = "a test reported more than one result (output that imitates the test runner is not allowed)"
+		return fmt.Sprintf("events for tests that were not run: %s (output that imitates the test runner is not allowed)", names)
+	case forged:
+		return "a test reported more than one result (output that imitates the test runner is not allowed)"
+	}
+	return ""
+}
+
+// initHung reports whether the run timed out before any test started.
+func (r *runResult) initHung() bool {
+	return r.out.TimedOut && len(r.sum.Tests) == 0 && r.out.Duration > 0
+}
+
+// consistent reports whether the run ended the normal way: the grader's
+// TestMain reported with this run's nonce, the binary exited with the code
+// m.Run returned, and that code says what the events say.
+func (r *runResult) consistent() bool {
+	_, allPass, _ := r.statuses(r.tests)
+	return r.rr.ok && r.out.ExitCode == r.rr.code && (r.rr.code == 0) == allPass
+}
+
+// judge decides one exercise from a run of exactly its tests. It passes
+// only if every expected test ran exactly once and passed exactly once, no
+// test outside the expected ones reported anything, the process exited 0
+// in time without dropping output, and the grader's TestMain reported,
+// with this run's nonce, that m.Run returned 0. Text printed by student
+// code can add events but can never remove a failure, and cannot produce
+// the TestMain report.
+func judge(er *ExerciseReport, r *runResult) {
+	tests, allPass, _ := r.statuses(r.tests)
+	er.Tests = append(er.Tests, tests...)
+	er.Output = clip(strings.Join(r.sum.Output, ""), maxTestOutput)
+	switch trouble := r.trouble(); {
+	case len(r.tests) == 0:
+		er.Reason = "the course has no tests for this exercise"
+	case trouble != "":
+		er.Reason = trouble
 	case countStatus(er.Tests, StatusNotRun) == len(er.Tests):
-		er.Reason = fmt.Sprintf("no tests ran (exit status %d)", out.ExitCode)
+		er.Reason = fmt.Sprintf("no tests ran (exit status %d)", r.out.ExitCode)
 	case !allPass:
 		er.Reason = fmt.Sprintf("%d of %d tests failed", len(er.Tests)-countStatus(er.Tests, StatusPass), len(er.Tests))
-	case out.ExitCode != 0:
-		er.Reason = fmt.Sprintf("every test passed, but the test binary exited with status %d", out.ExitCode)
-	case !rr.ok:
+	case r.out.ExitCode != 0:
+		er.Reason = fmt.Sprintf("every test passed, but the test binary exited with status %d", r.out.ExitCode)
+	case !r.rr.ok:
 		er.Reason = "the grader's own report of this run is missing (the test binary did not finish normally)"
-	case rr.code != 0:
-		er.Reason = fmt.Sprintf("the test runner returned %d although every event said pass", rr.code)
+	case r.rr.code != 0:
+		er.Reason = fmt.Sprintf("the test runner returned %d although every event said pass", r.rr.code)
 	default:
 		er.Passed = true
 		er.Points = er.MaxPoints
 	}
+}
+
+// judgeShared decides one exercise from a run of several exercises'
+// tests: it passes if the run as a whole is clean (no trouble, ended the
+// normal way) and every one of the exercise's tests passed. ok is false
+// when this run cannot decide: the exercise must then run on its own,
+// so that another exercise's crash or hang never costs it its points.
+func judgeShared(er *ExerciseReport, r *runResult, tests []expectedTest) (ok bool) {
+	if r.trouble() != "" || !r.consistent() {
+		return false
+	}
+	reports, allPass, seconds := r.statuses(tests)
+	if !allPass {
+		return false
+	}
+	er.Tests = append(er.Tests, reports...)
+	er.Seconds = seconds
+	er.Passed = true
+	er.Points = er.MaxPoints
+	return true
+}
+
+// limits are the resource limits a run had, for the reasons.
+type limits struct {
+	memory    int64
+	processes int
+}
+
+// raceReport finds the race detector's first report in a run's output and
+// sums it up: which accesses, by which goroutines, at which lines.
+func raceReport(out string) (bool, string) {
+	at := strings.Index(out, "WARNING: DATA RACE")
+	if at < 0 {
+		return false, ""
+	}
+	var accesses []string
+	lines := strings.Split(out[at:], "\n")
+	for i := 1; i < len(lines) && len(accesses) < 2; i++ {
+		line := strings.TrimSpace(lines[i])
+		if line == "==================" {
+			break
+		}
+		// "Write at 0x00c000123456 by goroutine 7:" then the top frame:
+		// "pkg.(*T).Method()" and "/path/session.go:45 +0x44".
+		what, by, ok := strings.Cut(line, " at 0x")
+		if !ok || !strings.HasSuffix(line, ":") {
+			continue
+		}
+		_, goroutine, _ := strings.Cut(by, " by ")
+		where := ""
+		if i+2 < len(lines) {
+			fn := strings.TrimSpace(lines[i+1])
+			if slash := strings.LastIndex(fn, "/"); slash >= 0 {
+				fn = fn[slash+1:]
+			}
+			file := strings.Fields(strings.TrimSpace(lines[i+2]))
+			if len(file) > 0 {
+				loc := file[0]
+				if slash := strings.LastIndex(loc, "/"); slash >= 0 {
+					loc = loc[slash+1:]
+				}
+				where = fmt.Sprintf(" in %s at %s", strings.TrimSuffix(fn, "()"), loc)
+			}
+		}
+		accesses = append(accesses, strings.ToLower(what[:1])+what[1:]+" by "+strings.TrimSuffix(goroutine, ":")+where)
+	}
+	if len(accesses) == 0 {
+		return true, "see the report in the test's output"
+	}
+	return true, strings.Join(accesses, ", ")
 }
 
 func countStatus(tests []TestReport, status string) int {

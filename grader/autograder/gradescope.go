@@ -69,6 +69,13 @@ type Gradescope struct {
 	// Exclude lists paths under Source to leave out (the bundle itself,
 	// when it is written inside the tree).
 	Exclude []string
+	// Sandbox is the grader's --sandbox mode on Gradescope's machine
+	// ("strict" if empty: a machine without namespaces then fails setup.sh,
+	// and the instructor decides whether "best" is good enough).
+	Sandbox string
+	// AllowDirty bundles a checkout with uncommitted changes to tracked
+	// files, as they are on disk; without it such a checkout is refused.
+	AllowDirty bool
 }
 
 // BundleSummary says what went into a bundle.
@@ -85,7 +92,7 @@ func (g *Gradescope) Write(w io.Writer) (BundleSummary, error) {
 	if err := g.check(); err != nil {
 		return sum, err
 	}
-	files, err := ListSourceTree(g.Source, g.Exclude...)
+	files, err := ListSourceTree(g.Source, g.AllowDirty, g.Exclude...)
 	if err != nil {
 		return sum, fmt.Errorf("source tree %s: %w", g.Source, err)
 	}
@@ -160,6 +167,11 @@ func (g *Gradescope) check() error {
 	if !safeWord.MatchString(g.Chapter) {
 		return fmt.Errorf("chapter %q: not a plain name", g.Chapter)
 	}
+	switch g.Sandbox {
+	case "", "strict", "best":
+	default:
+		return fmt.Errorf("sandbox %q: strict or best (a bundle never grades without a sandbox)", g.Sandbox)
+	}
 	if g.Timeout < 0 {
 		return fmt.Errorf("timeout %s: must be positive", g.Timeout)
 	}
@@ -208,6 +220,9 @@ func (g *Gradescope) Scripts() (setup, run []byte, err error) {
 	}
 	if g.TestsDir != "" {
 		flags = append(flags, "--tests", `"$AUTOGRADER_ROOT/source/`+PrivateTestsDir+`"`)
+	}
+	if g.Sandbox != "" && g.Sandbox != "strict" {
+		flags = append(flags, "--sandbox", g.Sandbox)
 	}
 	data := struct{ GoVersion, Chapter, GradeFlags string }{
 		GoVersion: g.GoVersion, Chapter: g.Chapter, GradeFlags: strings.Join(flags, " "),

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/coursekit/course/grader/internal/offline"
 	"io"
 	"os"
 	"os/exec"
@@ -20,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coursekit/course/grader/autograder"
+	"github.com/coursekit/course/grader/autograder/autogradertest"
+	"github.com/coursekit/course/grader/internal/offline"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/release/releasetest"
 )
@@ -31,6 +32,12 @@ func courseRoot(t *testing.T) string {
 	root, err := autograder.FindCourseRoot(wd)
 	require.NoError(t, err)
 	return root
+}
+
+// courseCheckout is a clean git checkout of the course as it is on disk.
+func courseCheckout(t *testing.T) string {
+	t.Helper()
+	return autogradertest.Checkout(t, courseRoot(t))
 }
 
 func lab10(t *testing.T) *lab.Lab {
@@ -89,7 +96,7 @@ func unzip(t *testing.T, p, dir string) {
 
 func TestBundleHoldsScriptsAndTheSourceTree(t *testing.T) {
 	releasetest.SkipInRelease(t, "the bundle carries the solutions and hidden tests, which a release has not")
-	root := courseRoot(t)
+	root := courseCheckout(t)
 	private := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(private, "mine_test.go"), []byte("package session\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(private, "notes.txt"), []byte("not a test file"), 0o644))
@@ -145,7 +152,7 @@ func TestScriptsCarryTheGradingFlags(t *testing.T) {
 }
 
 func TestBundleRefusesBadInput(t *testing.T) {
-	root := courseRoot(t)
+	root := courseCheckout(t)
 	for _, c := range []struct {
 		g    autograder.Gradescope
 		want string
@@ -164,6 +171,7 @@ func TestBundleRefusesBadInput(t *testing.T) {
 	tree := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(tree, "go.mod"), []byte("module "+autograder.CourseModule+"\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(tree, "setup.sh"), []byte("#!/bin/sh\n"), 0o755))
+	require.NoError(t, autogradertest.CommitAll(tree))
 	_, err := (&autograder.Gradescope{Source: tree, Chapter: "10"}).Write(io.Discard)
 	assert.ErrorContains(t, err, "holds setup.sh, a name the bundle needs for itself")
 }
@@ -269,7 +277,7 @@ func TestRunAutograderInAGradescopeLayout(t *testing.T) {
 		[]byte("package session\n\nimport \"testing\"\n\nfunc TestLab10_1_PrivateSuiteRuns(t *testing.T) {}\n"), 0o644))
 
 	root := t.TempDir()
-	zipPath := bundle(t, &autograder.Gradescope{Source: courseRoot(t), Chapter: "10", TestsDir: private}, t.TempDir())
+	zipPath := bundle(t, &autograder.Gradescope{Source: courseCheckout(t), Chapter: "10", TestsDir: private}, t.TempDir())
 	unzip(t, zipPath, filepath.Join(root, "source"))
 
 	code, out := runScript(t, root, filepath.Join(root, "source", "setup.sh"))
@@ -339,7 +347,13 @@ func TestRunAutograderInAGradescopeLayout(t *testing.T) {
 			assert.Zero(t, r.Score)
 		}
 		h := r.Tests[byNumber["10.1.h"]]
-		assert.Contains(t, h.Output, "TestLab10_1_PrivateSuiteRuns: pass", "the bundled private suite runs as hidden tests")
+		if passed {
+			assert.Contains(t, h.Output, "TestLab10_1_PrivateSuiteRuns: pass", "the bundled private suite runs as hidden tests")
+		} else {
+			// An exercise whose public tests fail has failed: its hidden
+			// tests are not run.
+			assert.Contains(t, h.Output, "TestLab10_1_PrivateSuiteRuns: not run")
+		}
 	}
 
 	t.Run("solution as a lone session.go", func(t *testing.T) {

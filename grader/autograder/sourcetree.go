@@ -1,15 +1,13 @@
 package autograder
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
+	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -66,13 +64,63 @@ type SourceFile struct {
 	Mode fs.FileMode
 }
 
-// ListSourceTree returns the files of the tree at root that git would
-// track, sorted by name: every regular file except those under .git and
-// those that a .gitignore file of the tree ignores (see gitignore below),
-// and except the paths in exclude (absolute, such as the file being
-// written). Symbolic links and other special files are left out.
-func ListSourceTree(root string, exclude ...string) ([]SourceFile, error) {
+// ErrDirtyTree means the course's checkout has changes git has not
+// committed: a bundle made from it would not be the course on record.
+var ErrDirtyTree = errors.New("the checkout has uncommitted changes")
+
+// ListSourceTree returns the files git tracks in the checkout at root,
+// sorted by name, except the paths in exclude (absolute, such as the file
+// being written): exactly `git ls-files`, never a guess at .gitignore, so
+// that nothing untracked (a grades.csv, students' submissions) can slip in.
+// Unless allowDirty, a checkout whose tracked files differ from its last
+// commit is refused (ErrDirtyTree, naming them). A tracked symbolic link or
+// submodule is refused: a bundle holds regular files only.
+func ListSourceTree(root string, allowDirty bool, exclude ...string) ([]SourceFile, error) {
 	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return nil, fmt.Errorf("the bundle takes exactly the files git tracks, and git was not found: %w", err)
+	}
+	run := func(args ...string) ([]byte, error) {
+		cmd := exec.Command(git, append([]string{"-C", root}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		}
+		return out, nil
+	}
+	top, err := run("rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a git checkout (the bundle takes exactly the files git tracks): %w", root, err)
+	}
+	if t, err := filepath.EvalSymlinks(strings.TrimSpace(string(top))); err != nil || !sameDir(t, root) {
+		return nil, fmt.Errorf("%s is not the top of its git checkout (%s is)", root, strings.TrimSpace(string(top)))
+	}
+	if !allowDirty {
+		status, err := run("status", "--porcelain=v1", "-z", "--untracked-files=no")
+		if err != nil {
+			return nil, err
+		}
+		var changed []string
+		for _, entry := range strings.Split(string(status), "\x00") {
+			if len(entry) > 3 {
+				changed = append(changed, entry[3:])
+			}
+		}
+		if len(changed) > 0 {
+			if len(changed) > 5 {
+				changed = append(changed[:5], fmt.Sprintf("and %d more", len(changed)-5))
+			}
+			return nil, fmt.Errorf("%w: %s (commit them, or pass --allow-dirty to bundle the files as they are on disk)", ErrDirtyTree, strings.Join(changed, ", "))
+		}
+	}
+	listing, err := run("ls-files", "-z", "--stage")
 	if err != nil {
 		return nil, err
 	}
@@ -82,164 +130,48 @@ func ListSourceTree(root string, exclude ...string) ([]SourceFile, error) {
 			skip[abs] = true
 		}
 	}
+	seen := map[string]bool{}
 	var out []SourceFile
-	var walk func(dir, rel string, rules []ignoreRule) error
-	walk = func(dir, rel string, rules []ignoreRule) error {
-		own, err := readGitignore(filepath.Join(dir, ".gitignore"), rel)
-		if err != nil {
-			return err
+	for _, entry := range strings.Split(string(listing), "\x00") {
+		// "<mode> <object> <stage>\t<path>"
+		meta, name, ok := strings.Cut(entry, "\t")
+		if !ok {
+			continue
 		}
-		rules = append(rules[:len(rules):len(rules)], own...)
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return err
+		fields := strings.Fields(meta)
+		if len(fields) != 3 || seen[name] {
+			continue
 		}
-		for _, e := range entries {
-			name := e.Name()
-			p := filepath.Join(dir, name)
-			r := path.Join(rel, name)
-			if skip[p] || (e.IsDir() && name == ".git") || ignored(rules, r, e.IsDir()) {
-				continue
-			}
-			switch {
-			case e.IsDir():
-				if err := walk(p, r, rules); err != nil {
-					return err
-				}
-			case e.Type().IsRegular():
-				info, err := e.Info()
-				if err != nil {
-					return err
-				}
-				out = append(out, SourceFile{Name: r, Mode: info.Mode().Perm()})
-			}
+		seen[name] = true
+		if skip[filepath.Join(root, filepath.FromSlash(name))] {
+			continue
 		}
-		return nil
-	}
-	if err := walk(root, "", nil); err != nil {
-		return nil, err
+		switch fields[0] {
+		case "100644", "100755":
+		default:
+			return nil, fmt.Errorf("%s: git tracks it as mode %s; a bundle holds regular files only", name, fields[0])
+		}
+		info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(name)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && allowDirty:
+			continue // deleted on disk, and the caller asked for the disk's state
+		case err != nil:
+			return nil, err
+		case !info.Mode().IsRegular():
+			return nil, fmt.Errorf("%s: tracked as a file but is %v on disk", name, info.Mode().Type())
+		}
+		mode := fs.FileMode(0o644)
+		if fields[0] == "100755" {
+			mode = 0o755
+		}
+		out = append(out, SourceFile{Name: name, Mode: mode})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 
-// ignoreRule is one pattern line of a .gitignore file.
-type ignoreRule struct {
-	re      *regexp.Regexp // matches a slash-separated path relative to the tree's root
-	negate  bool           // "!pattern": re-include
-	dirOnly bool           // "pattern/": directories only
-}
-
-// ignored applies rules in order: the last one that matches decides.
-func ignored(rules []ignoreRule, rel string, isDir bool) bool {
-	out := false
-	for _, r := range rules {
-		if r.dirOnly && !isDir {
-			continue
-		}
-		if r.re.MatchString(rel) {
-			out = !r.negate
-		}
-	}
-	return out
-}
-
-// readGitignore reads the .gitignore at p, in the directory base (relative
-// to the tree's root, "" for the root). A missing file has no rules.
-//
-// The subset of gitignore(5) understood: blank lines and # comments, "!" to
-// re-include, a trailing "/" for directories only, a pattern with a "/"
-// anchored to its file's directory (one without matches a name at any
-// depth), "*", "?", "[...]" and "**" (a leading "**/", an inner "/**/" and a
-// trailing "/**"), and "\" escapes. As in git, nothing under an ignored
-// directory is looked at again, so a "!" cannot bring back a file in it.
-func readGitignore(p, base string) ([]ignoreRule, error) {
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var rules []ignoreRule
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimRight(strings.TrimSuffix(sc.Text(), "\r"), " \t")
-		if strings.HasSuffix(line, "\\") {
-			line += " " // "\ " at the end keeps its space
-		}
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		var r ignoreRule
-		if strings.HasPrefix(line, "!") {
-			r.negate, line = true, line[1:]
-		}
-		if strings.HasSuffix(line, "/") {
-			r.dirOnly, line = true, strings.TrimSuffix(line, "/")
-		}
-		if line == "" {
-			continue
-		}
-		anchored := strings.Contains(line, "/")
-		line = strings.TrimPrefix(line, "/")
-		expr := globRegexp(line)
-		prefix := ""
-		if base != "" {
-			prefix = regexp.QuoteMeta(base) + "/"
-		}
-		if anchored {
-			expr = "^" + prefix + expr + "$"
-		} else {
-			expr = "^" + prefix + "(?:.*/)?" + expr + "$"
-		}
-		re, err := regexp.Compile(expr)
-		if err != nil {
-			continue // a pattern git would read differently; ignore it rather than fail
-		}
-		r.re = re
-		rules = append(rules, r)
-	}
-	return rules, sc.Err()
-}
-
-// globRegexp translates a gitignore glob into a regular expression.
-func globRegexp(glob string) string {
-	var b strings.Builder
-	for i := 0; i < len(glob); i++ {
-		c := glob[i]
-		switch {
-		case strings.HasPrefix(glob[i:], "**/") && (i == 0 || glob[i-1] == '/'):
-			b.WriteString("(?:.*/)?")
-			i += 2
-		case glob[i:] == "**" && i > 0 && glob[i-1] == '/':
-			b.WriteString(".*")
-			i++
-		case c == '*':
-			for i+1 < len(glob) && glob[i+1] == '*' {
-				i++ // other runs of "*" are one "*"
-			}
-			b.WriteString("[^/]*")
-		case c == '?':
-			b.WriteString("[^/]")
-		case c == '[':
-			end := strings.IndexByte(glob[i+1:], ']')
-			if end < 0 {
-				b.WriteString(`\[`)
-				continue
-			}
-			class := glob[i+1 : i+1+end]
-			if strings.HasPrefix(class, "!") {
-				class = "^" + class[1:]
-			}
-			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
-			i += end + 1
-		case c == '\\' && i+1 < len(glob):
-			i++
-			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	return b.String()
+func sameDir(a, b string) bool {
+	ai, err1 := os.Stat(a)
+	bi, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
 }

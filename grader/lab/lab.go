@@ -63,6 +63,9 @@ type Exercise struct {
 	// (grader.Options.Bonus, `course grade --bonus`), and its points count
 	// in the maximum score only then.
 	Bonus bool `json:"bonus,omitempty"`
+	// Race marks an exercise whose rules include "no data race": grading
+	// builds with the race detector whenever such an exercise is graded.
+	Race bool `json:"race,omitempty"`
 }
 
 // Lab is one lab of the catalog: its manifest, the test functions found in
@@ -403,6 +406,51 @@ func (l *Lab) Solution() ([]byte, error) {
 		return nil, fmt.Errorf("lab %s: solution solutions/%s: %w", l.Chapter, p, err)
 	}
 	return b, nil
+}
+
+// GivenFiles returns the lab's given Go files by name: every non-test .go
+// file directly in the lab's directory except the editable ones. They are
+// the package a student file is compiled with, so the grader type-checks a
+// submission against them.
+func (l *Lab) GivenFiles() (map[string][]byte, error) {
+	entries, err := fs.ReadDir(l.labsFS, l.Slug)
+	if err != nil {
+		return nil, fmt.Errorf("lab %s: %w", l.Chapter, err)
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".go") || isGoTestFile(e) || slices.Contains(l.Editable, n) ||
+			strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") {
+			continue
+		}
+		data, err := fs.ReadFile(l.labsFS, path.Join(l.Slug, n))
+		if err != nil {
+			return nil, fmt.Errorf("lab %s: %w", l.Chapter, err)
+		}
+		out[n] = data
+	}
+	return out, nil
+}
+
+// GoVersion is the go directive of the lab's workspaces ("1.22"): the
+// language version a student file is checked and built with.
+func (l *Lab) GoVersion() string {
+	f, err := modfile.ParseLax("go.mod", l.goMod, nil)
+	if err != nil || f.Go == nil {
+		return ""
+	}
+	return f.Go.Version
+}
+
+// HiddenFileNames returns the base names of the hidden test files: the
+// names they have in a grading directory.
+func (l *Lab) HiddenFileNames() []string {
+	var out []string
+	for _, h := range l.hiddenFiles() {
+		out = append(out, path.Base(h))
+	}
+	return out
 }
 
 // hiddenFiles returns the paths in labsFS of the hidden test files.

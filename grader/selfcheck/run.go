@@ -165,11 +165,11 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		jobs = runtime.NumCPU()
 	}
 	// Bonus: the optional exercises' tests must tell right from wrong too.
-	plain, err := grader.New(grader.Options{Lab: opts.Lab, Hidden: true, Bonus: true, Timeout: opts.Timeout})
+	plain, err := grader.New(grader.Options{Lab: opts.Lab, Hidden: true, Bonus: true, Timeout: opts.Timeout, Sandbox: grader.SandboxBest})
 	if err != nil {
 		return nil, err
 	}
-	race, err := grader.New(grader.Options{Lab: opts.Lab, Hidden: true, Bonus: true, Timeout: opts.Timeout, Race: !opts.NoRace})
+	race, err := grader.New(grader.Options{Lab: opts.Lab, Hidden: true, Bonus: true, Timeout: opts.Timeout, Race: !opts.NoRace, Sandbox: grader.SandboxBest})
 	if err != nil {
 		return nil, err
 	}

@@ -50,13 +50,15 @@ type GradescopeBundleOptions struct {
 	Catalog func() (*lab.Catalog, error)
 	Getwd   func() (string, error)
 
-	Output    string // the zip to write
-	Source    string // the course's source tree; found from the working directory if empty
-	TestsDir  string // a private suite to put in the bundle
-	Bonus     bool
-	Chapter   string
-	GoVersion string
-	Timeout   time.Duration // per exercise, passed on to course grade
+	Output     string // the zip to write
+	Source     string // the course's source tree; found from the working directory if empty
+	TestsDir   string // a private suite to put in the bundle
+	Bonus      bool
+	Chapter    string
+	GoVersion  string
+	Timeout    time.Duration // per run, passed on to course grade
+	Sandbox    string        // passed on to course grade: strict or best
+	AllowDirty bool          // bundle a checkout with uncommitted changes
 }
 
 // NewCmdAutograderGradescope returns `course autograder gradescope <out.zip>`.
@@ -78,10 +80,14 @@ and the hidden tests' details visible to students only once the grades are
 published. AUTOGRADER_ROOT (default /autograder) moves all of it, for a
 trial run on your own machine.
 
-The source tree is every file git would track (.git and what .gitignore
-ignores are left out), from --source or from the course's module root above
-the working directory. It holds the hidden tests: never give the bundle to
-students.`,
+The source tree is exactly the files git tracks (git ls-files), from
+--source or from the course's module root above the working directory; a
+checkout with uncommitted changes to them is refused unless --allow-dirty.
+It holds the hidden tests: never give the bundle to students.
+
+run_autograder grades with --sandbox strict unless you pass --sandbox best:
+setup.sh installs bubblewrap and grades the stub once, and fails, saying
+why, if Gradescope's machine cannot give every run a full sandbox.`,
 		Example: `  course autograder gradescope autograder.zip
   course autograder gradescope --tests ~/private-tests --bonus autograder.zip`,
 		Args: positional("<out.zip>"),
@@ -95,8 +101,10 @@ students.`,
 	fl.StringVar(&opts.TestsDir, "tests", "", "put the *_test.go files of `DIR` (a private suite) in the bundle, run as hidden tests")
 	fl.BoolVar(&opts.Bonus, "bonus", false, "also grade the bonus exercises (see course list)")
 	fl.StringVar(&opts.Chapter, "chapter", "", "the lab's `CHAPTER` (default: the only one)")
-	fl.DurationVar(&opts.Timeout, "timeout", grader.DefaultTimeout, "time limit of one exercise's run when run_autograder grades")
+	fl.DurationVar(&opts.Timeout, "timeout", grader.DefaultTimeout, "time limit of one run of the tests when run_autograder grades")
 	fl.StringVar(&opts.GoVersion, "go-version", autograder.DefaultGoVersion(), "the Go `RELEASE` setup.sh installs when the image has no go command")
+	fl.StringVar(&opts.Sandbox, "sandbox", "strict", "the `MODE` run_autograder grades with: strict, or best to accept a weaker sandbox (see docs/grading.md)")
+	fl.BoolVar(&opts.AllowDirty, "allow-dirty", false, "bundle the tracked files as they are on disk even if they differ from the last commit")
 	return cmd
 }
 
@@ -138,6 +146,7 @@ func runAutograderGradescope(opts *GradescopeBundleOptions) error {
 
 	b := &autograder.Gradescope{
 		Source: source, Chapter: l.Chapter, TestsDir: opts.TestsDir, Bonus: opts.Bonus, GoVersion: opts.GoVersion,
+		Sandbox: opts.Sandbox, AllowDirty: opts.AllowDirty,
 	}
 	if opts.Timeout != grader.DefaultTimeout {
 		b.Timeout = opts.Timeout

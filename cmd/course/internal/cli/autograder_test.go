@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/grader/autograder/autogradertest"
 )
 
 // zipNames lists the entries of the zip at p, with whether each is executable.
@@ -27,8 +29,11 @@ func zipNames(t *testing.T, p string) map[string]bool {
 }
 
 func TestAutograderGradescopeBuildsABundle(t *testing.T) {
+	// A clean checkout of the course as it is on disk; the command finds
+	// the course's root above its working directory.
+	root := autogradertest.Checkout(t, filepath.Join("..", "..", "..", ".."))
 	out := filepath.Join(t.TempDir(), "autograder.zip")
-	// The tests run in cmd/course/internal/cli: the course's root is found above.
+	t.Chdir(filepath.Join(root, "cmd", "course"))
 	r := run(t, nil, "autograder", "gradescope", out)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Regexp(t, `^Wrote .*autograder\.zip: setup\.sh, run_autograder and \d+ files of the course at `, r.stdout)
@@ -65,6 +70,7 @@ func zipFile(t *testing.T, p, name string) string {
 func TestAutograderGradescopeLeavesItselfOutOfTheTree(t *testing.T) {
 	tree := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(tree, "go.mod"), []byte("module github.com/coursekit/course\n\ngo 1.24.0\n"), 0o644))
+	require.NoError(t, autogradertest.CommitAll(tree))
 	out := filepath.Join(tree, "autograder.zip")
 	for range 2 {
 		r := run(t, nil, "autograder", "gradescope", "--source", tree, out)
@@ -74,7 +80,29 @@ func TestAutograderGradescopeLeavesItselfOutOfTheTree(t *testing.T) {
 	assert.Equal(t, map[string]bool{"setup.sh": true, "run_autograder": true, "go.mod": false}, names)
 	entries, err := os.ReadDir(tree)
 	require.NoError(t, err)
-	assert.Len(t, entries, 2, "no temporary file left behind")
+	assert.Len(t, entries, 3, "no temporary file left behind (go.mod, .git, the bundle)")
+}
+
+func TestAutograderGradescopeRefusesADirtyCheckout(t *testing.T) {
+	tree := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "go.mod"), []byte("module github.com/coursekit/course\n\ngo 1.24.0\n"), 0o644))
+	require.NoError(t, autogradertest.CommitAll(tree))
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "go.mod"), []byte("module github.com/coursekit/course\n\ngo 1.25.0\n"), 0o644))
+	// Untracked files never go into a bundle, and do not make it dirty.
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "grades.csv"), []byte("alice,100\n"), 0o644))
+	out := filepath.Join(t.TempDir(), "autograder.zip")
+
+	r := run(t, nil, "autograder", "gradescope", "--source", tree, out)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "uncommitted changes: go.mod")
+	assert.Contains(t, r.stderr, "--allow-dirty")
+	assert.NoFileExists(t, out)
+
+	r = run(t, nil, "autograder", "gradescope", "--allow-dirty", "--sandbox", "best", "--source", tree, out)
+	require.Equal(t, 0, r.code, r.stderr)
+	names := zipNames(t, out)
+	assert.Equal(t, map[string]bool{"setup.sh": true, "run_autograder": true, "go.mod": false}, names, "never grades.csv")
+	assert.Contains(t, zipFile(t, out, "run_autograder"), "--sandbox best")
 }
 
 func TestAutograderUsageErrors(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/rivo/uniseg"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -48,14 +49,17 @@ type GradeOptions struct {
 	JSON      bool          // --json: the same as --format json
 	Output    string        // -o: write the report there instead of stdout
 	Exercises []string      // --lab: grade only these exercise ids
-	Timeout   time.Duration // per exercise
+	Timeout   time.Duration // per run of the test binary
+	Budget    time.Duration // all runs of one submission
+	Memory    string        // per run, e.g. "1GiB"
 	Jobs      int           // submissions graded at once
 	CSV       string        // a CSV file with one row per submission
 	Force     bool          // overwrite an existing CSV file
 	TestsDir  string        // an instructor's private tests
 	NoHidden  bool          // leave out the lab's hidden tests
 	Bonus     bool          // also grade the bonus exercises
-	NoSandbox bool          // process group only
+	Sandbox   string        // strict, best or off
+	NoSandbox bool          // the old spelling of --sandbox off
 	Chapter   string        // the lab to grade against
 }
 
@@ -119,14 +123,18 @@ command, interrupted). See docs/grading.md.`,
 	fl.BoolVar(&opts.JSON, "json", false, "the same as --format json")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of standard output")
 	fl.StringSliceVar(&opts.Exercises, "lab", nil, "grade only exercise `ID` (e.g. 10.3); repeatable")
-	fl.DurationVar(&opts.Timeout, "timeout", grader.DefaultTimeout, "time limit of one exercise's run")
+	fl.DurationVar(&opts.Timeout, "timeout", grader.DefaultTimeout, "time limit of one run of the tests (each exercise's public and hidden tests run separately)")
+	fl.DurationVar(&opts.Budget, "budget", 0, "time limit of all runs of one submission together (default four timeouts)")
+	fl.StringVar(&opts.Memory, "memory", "1GiB", "memory limit of one run (`SIZE` such as 512MiB or 2GiB)")
 	fl.IntVar(&opts.Jobs, "jobs", runtime.NumCPU(), "grade `N` submissions at once")
 	fl.StringVar(&opts.CSV, "csv", "", "write one row per submission to `FILE` as each is graded")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite the --csv file if it exists")
 	fl.StringVar(&opts.TestsDir, "tests", "", "also run the *_test.go files of `DIR` (a private suite), as hidden tests")
 	fl.BoolVar(&opts.NoHidden, "no-hidden", false, "run only the public tests")
 	fl.BoolVar(&opts.Bonus, "bonus", false, "also grade the bonus exercises (see course list); their points count only then")
-	fl.BoolVar(&opts.NoSandbox, "no-sandbox", false, "run student code without namespaces or a user change (process group only)")
+	fl.StringVar(&opts.Sandbox, "sandbox", string(grader.SandboxStrict), "`MODE`: strict (a full sandbox or no grading), best (the strongest this machine has; the report says which), off (no sandbox: never for student code)")
+	fl.BoolVar(&opts.NoSandbox, "no-sandbox", false, "the same as --sandbox off")
+	_ = fl.MarkDeprecated("no-sandbox", "use --sandbox off")
 	fl.StringVar(&opts.Chapter, "chapter", "", "the lab's `CHAPTER` (default: the only one, or what the workspaces say)")
 	return cmd
 }
@@ -146,6 +154,20 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	}
 	if opts.Timeout <= 0 {
 		return usageError(fmt.Errorf("--timeout %s: must be positive", opts.Timeout))
+	}
+	mode, err := grader.ParseSandboxMode(opts.Sandbox)
+	if err != nil {
+		return usageError(fmt.Errorf("--sandbox: %w", err))
+	}
+	if opts.NoSandbox {
+		mode = grader.SandboxOff
+	}
+	memory, err := humanize.ParseBytes(opts.Memory)
+	if err != nil || memory < 64<<20 {
+		return usageError(fmt.Errorf("--memory %q: want a size of at least 64MiB, such as 512MiB or 2GiB", opts.Memory))
+	}
+	if opts.Budget < 0 || (opts.Budget > 0 && opts.Budget < opts.Timeout) {
+		return usageError(fmt.Errorf("--budget %s: must be at least --timeout (%s)", opts.Budget, opts.Timeout))
 	}
 	if opts.Jobs < 1 {
 		return usageError(fmt.Errorf("--jobs %d: must be at least 1", opts.Jobs))
@@ -204,9 +226,11 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 		Bonus:     opts.Bonus,
 		TestsDir:  opts.TestsDir,
 		Timeout:   opts.Timeout,
-		NoSandbox: opts.NoSandbox,
+		Budget:    opts.Budget,
+		Memory:    int64(memory),
+		Sandbox:   mode,
 	})
-	if errors.Is(err, grader.ErrNoToolchain) {
+	if errors.Is(err, grader.ErrNoToolchain) || errors.Is(err, grader.ErrSetup) {
 		return cannotGrade(err)
 	}
 	if err != nil {

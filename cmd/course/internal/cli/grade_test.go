@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -291,6 +292,24 @@ func TestGradeClassText(t *testing.T) {
 	assert.Equal(t, []string{"eve", "fail", "fail", "fail", "fail", "fail", "fail", "0", "100", `rejected before building: session.go:11: import "os" is not allowed`}, byName["eve"])
 }
 
+// A submission that is not a file or a directory (a FIFO, here) is refused
+// at once with its reason, and the rest of the class is graded.
+func TestGradeClassGoesOnPastAFIFO(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "mallory.go")
+	require.NoError(t, mkfifo(fifo))
+	eve := loneFile(t, dir, "eve", labSources(t).rejected)
+
+	r := run(t, nil, "grade", fifo, eve)
+	assert.Equal(t, 2, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "mallory     -     -     -     -     -     -     -      not graded: "+fifo+": is a named pipe (FIFO), not a directory or a regular file; it is never followed or opened")
+	assert.Contains(t, r.stdout, "eve         FAIL")
+	assert.Contains(t, r.stderr, "course grade: 1 of 2 submissions could not be graded")
+}
+
 func readCSV(t *testing.T, p string) [][]string {
 	t.Helper()
 	f, err := os.Open(p)
@@ -411,6 +430,10 @@ func TestGradeUsageErrors(t *testing.T) {
 		{[]string{"--tests", missing, a}, "--tests " + missing + ": no such file or directory"},
 		{[]string{"--tests", notes, a}, "--tests " + notes + ": not a directory"},
 		{[]string{"--tests", empty, a}, "--tests " + empty + ": no test functions found in *_test.go files"},
+		{[]string{"--sandbox", "none", a}, `--sandbox: unknown sandbox mode "none" (known: strict, best, off)`},
+		{[]string{"--memory", "lots", a}, `--memory "lots": want a size of at least 64MiB, such as 512MiB or 2GiB`},
+		{[]string{"--memory", "1MiB", a}, `--memory "1MiB": want a size of at least 64MiB, such as 512MiB or 2GiB`},
+		{[]string{"--timeout", "1m", "--budget", "30s", a}, "--budget 30s: must be at least --timeout (1m0s)"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			r := run(t, nil, append([]string{"grade"}, tc.args...)...)

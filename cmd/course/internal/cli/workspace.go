@@ -24,6 +24,10 @@ import (
 	"github.com/coursekit/course/grader/testjson"
 )
 
+// studentTestTimeout bounds a student's own run of the tests (course test,
+// status, watch): every exercise asked for, in one go test.
+const studentTestTimeout = time.Minute
+
 // Workspace is a practice workspace that `course practice` made.
 type Workspace struct {
 	Dir string // its root, absolute: the directory holding .course/workspace.json
@@ -298,9 +302,9 @@ func (ws *Workspace) goTest(ctx context.Context, goTest GoTestFunc, exs []lab.Ex
 		prefixes[i] = regexp.QuoteMeta(e.TestPrefix)
 		total += len(ws.Lab.PublicTests(e.ID))
 	}
-	// The grader's limit, not go test's ten minutes: a walk without a seen
-	// set loops for ever, and a student should hear so in a minute.
-	args := []string{"-json", "-count=1", "-timeout", grader.DefaultTimeout.String(), "-run", "^(" + strings.Join(prefixes, "|") + ")", "."}
+	// Not go test's ten minutes: a walk without a seen set loops for ever,
+	// and a student should hear so in a minute.
+	args := []string{"-json", "-count=1", "-timeout", studentTestTimeout.String(), "-run", "^(" + strings.Join(prefixes, "|") + ")", "."}
 
 	pr, pw := io.Pipe()
 	sum := testjson.NewSummary()

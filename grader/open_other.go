@@ -1,0 +1,9 @@
+//go:build !unix
+
+package grader
+
+// Windows has neither flag; Lstat before opening is all it gets.
+const (
+	openNoFollow = 0
+	openNonBlock = 0
+)

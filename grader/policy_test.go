@@ -1,0 +1,126 @@
+package grader
+
+import (
+	"errors"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	checkerOnce sync.Once
+	checker     *Checker
+	checkerErr  error
+)
+
+// labChecker is the static wall of lab 10, made once: it asks the go
+// command for export data, which takes a moment the first time.
+func labChecker(t *testing.T) *Checker {
+	t.Helper()
+	checkerOnce.Do(func() {
+		l := testLab(t)
+		given, err := l.GivenFiles()
+		if err != nil {
+			checkerErr = err
+			return
+		}
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			checkerErr = err
+			return
+		}
+		checker, checkerErr = NewChecker(l.Editable[0], l.Package, l.GoVersion(), given, goBin, buildEnv(false))
+	})
+	require.NoError(t, checkerErr)
+	return checker
+}
+
+// stubWith is the lab's stub with code added at the end.
+func stubWith(t *testing.T, imports []string, code string) []byte {
+	t.Helper()
+	src := string(stubSource(t))
+	if len(imports) > 0 {
+		var b strings.Builder
+		for _, p := range imports {
+			b.WriteString("import \"" + p + "\"\n")
+		}
+		src = strings.Replace(src, "import \"fmt\"\n", "import \"fmt\"\n"+b.String(), 1)
+	}
+	return []byte(src + "\n" + code + "\n")
+}
+
+func TestCheckerAcceptsTheStubAndTheSolution(t *testing.T) {
+	c := labChecker(t)
+	assert.NoError(t, c.Check(stubSource(t)), "the stub")
+	assert.NoError(t, c.Check(solutionSource(t)), "the reference solution")
+}
+
+// Every rule of the static wall, each with a file that breaks it and the
+// problem the student is shown.
+func TestCheckerRejects(t *testing.T) {
+	deep := strings.Repeat("(", 100_001) + "1" + strings.Repeat(")", 100_001)
+	cases := []struct {
+		name    string
+		src     []byte
+		problem string
+	}{
+		{"an import of reflect, whose Value.Pointer and NewAt reach any memory",
+			stubWith(t, []string{"reflect"}, "var _ = reflect.TypeOf(0)"), `import "reflect" is not allowed`},
+		{"an import of os", stubWith(t, []string{"os"}, "var _ = os.Args"), `import "os" is not allowed`},
+		{"an import of unsafe", stubWith(t, []string{"unsafe"}, "var _ = unsafe.Sizeof(0)"), `import "unsafe" is not allowed`},
+		{"cgo", stubWith(t, []string{"C"}, ""), `import "C" is not allowed`},
+		{"a file go/parser cannot parse, though the compiler would (nesting beyond go/parser's limit)",
+			stubWith(t, []string{"os"}, "var deep = "+deep+"\nvar _ = os.Args"), "the grader cannot parse this file"},
+		{"a syntax error", stubWith(t, nil, "func broken( {"), "the grader cannot parse this file"},
+		{"a type error", stubWith(t, nil, `var broken int = "text"`), "does not type-check"},
+		{"a name of the given files declared again", stubWith(t, nil, "type FieldError struct{}"), "does not type-check"},
+		{"a use of a test-only name", stubWith(t, nil, "var _ = newFakeFS(nil)"), "does not type-check: undefined: newFakeFS"},
+		{"a //go:linkname directive", stubWith(t, nil, "//go:linkname now time.now\nfunc now() (int64, int32, int64)"), "directive //go:linkname is not allowed"},
+		{"a //go:build constraint", []byte("//go:build ignore\n\n" + string(stubSource(t))), "directive //go:build is not allowed"},
+		{"an old build constraint", []byte("// +build ignore\n\n" + string(stubSource(t))), "build constraints are not allowed"},
+		{"a //line directive", stubWith(t, nil, "//line other.go:1\nvar x = 1"), "//line directives are not allowed"},
+		{"another package", []byte(strings.Replace(string(stubSource(t)), "package session", "package other", 1)), "the file must be in package session"},
+		{"an Is method on a given error type: errors.Is would say yes to anything",
+			stubWith(t, nil, "func (e *FieldError) Is(error) bool { return true }"), "methods may be declared only on types that session.go declares"},
+		{"an As method on a given type, through an alias",
+			stubWith(t, nil, "type fieldErr = FieldError\n\nfunc (e *fieldErr) As(any) bool { return true }"), "methods may be declared only on types that session.go declares"},
+		{"a method on a given value type", stubWith(t, nil, "func (SessionEntry) Extra() {}"), "methods may be declared only on types that session.go declares"},
+		{"an assignment to a given variable", stubWith(t, nil, "func init() { ErrTainted = nil }"), "assigns to ErrTainted, a variable of the given files"},
+		{"the address of a given variable", stubWith(t, nil, "var p = &ErrNeedsRepair"), "takes the address of ErrNeedsRepair"},
+		{"a given variable assigned in a tuple", stubWith(t, nil, "func init() { var e error; e, ErrNotImplemented = nil, nil; _ = e }"), "assigns to ErrNotImplemented"},
+		{"an unsafe.Pointer made without importing unsafe, through sync/atomic and type inference",
+			stubWith(t, []string{"sync/atomic"}, "func ptrTo[T any](func(*T, T) T) *T { return new(T) }\n\nvar smuggled = ptrTo(atomic.SwapPointer)"), "a value of type unsafe.Pointer"},
+		{"sync/atomic's pointer functions", stubWith(t, []string{"sync/atomic"}, "var load = atomic.LoadPointer"), "a value of type unsafe.Pointer"},
+	}
+	c := labChecker(t)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := c.Check(tc.src)
+			var pe *PolicyError
+			require.True(t, errors.As(err, &pe), "Check(file with %s) = %v, want a *PolicyError", tc.name, err)
+			assert.Contains(t, pe.Error(), tc.problem, "Check(file with %s): the problem shown to the student", tc.name)
+		})
+	}
+}
+
+// What the static wall must not refuse: ordinary Go that a student writes.
+func TestCheckerAllows(t *testing.T) {
+	cases := map[string][]byte{
+		"reading the given variables":                                       stubWith(t, []string{"errors"}, "func isTainted(err error) bool { return errors.Is(err, ErrTainted) || err == ErrNeedsRepair }"),
+		"a local that shadows a given variable":                             stubWith(t, nil, "func shadow() { ErrTainted := 1; ErrTainted++ }"),
+		"methods on the student's own types":                                stubWith(t, nil, "type stack []int\n\nfunc (s *stack) push(v int) { *s = append(*s, v) }"),
+		"a sync.Pool, which holds an unsafe.Pointer in an unexported field": stubWith(t, []string{"sync"}, "var pool = sync.Pool{New: func() any { return new(int) }}"),
+		"typed atomics":                     stubWith(t, []string{"sync/atomic"}, "var n atomic.Int64\nvar p atomic.Pointer[SessionEntry]"),
+		"generics":                          stubWith(t, nil, "func first[T any](xs []T) (T, bool) { var z T; if len(xs) == 0 { return z, false }; return xs[0], true }"),
+		"a function named like a test":      stubWith(t, nil, "func TestLab10_1_Mine() {}\n\nfunc TestMain() {}"),
+		"a helper named like a test helper": stubWith(t, nil, "func parseLine(s string) string { return s }"),
+	}
+	c := labChecker(t)
+	for name, src := range cases {
+		assert.NoError(t, c.Check(src), "Check(file with %s)", name)
+	}
+}

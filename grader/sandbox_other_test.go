@@ -1,0 +1,10 @@
+//go:build !linux
+
+package grader
+
+import "testing"
+
+// Without /proc and the sandbox's user ids there is nothing to look at.
+func assertNoProcessLeft(*testing.T, string) {}
+
+func assertNothingWritten(*testing.T) {}
