@@ -114,6 +114,7 @@ func TestCheckerAllows(t *testing.T) {
 		"a local that shadows a given variable":                             stubWith(t, nil, "func shadow() { ErrTainted := 1; ErrTainted++ }"),
 		"methods on the student's own types":                                stubWith(t, nil, "type stack []int\n\nfunc (s *stack) push(v int) { *s = append(*s, v) }"),
 		"a sync.Pool, which holds an unsafe.Pointer in an unexported field": stubWith(t, []string{"sync"}, "var pool = sync.Pool{New: func() any { return new(int) }}"),
+		"errors.As to *json.UnmarshalTypeError, whose reflect.Type has unexported methods leading to unsafe.Pointer": stubWith(t, []string{"encoding/json", "errors"}, "func isTypeErr(err error) bool { var te *json.UnmarshalTypeError; return errors.As(err, &te) && te.Type != nil }"),
 		"typed atomics":                     stubWith(t, []string{"sync/atomic"}, "var n atomic.Int64\nvar p atomic.Pointer[SessionEntry]"),
 		"generics":                          stubWith(t, nil, "func first[T any](xs []T) (T, bool) { var z T; if len(xs) == 0 { return z, false }; return xs[0], true }"),
 		"a function named like a test":      stubWith(t, nil, "func TestLab10_1_Mine() {}\n\nfunc TestMain() {}"),
