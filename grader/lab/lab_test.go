@@ -517,3 +517,12 @@ func TestWriteGradingDirWithoutAStub(t *testing.T) {
 	require.NoError(t, l.WriteGradingDir(dir, []byte("package demo\n"), false))
 	assert.Equal(t, "package demo\n", tree(t, dir)["demo.go"], "the submitted file is written all the same")
 }
+
+func TestTestFileNamesAreEveryNameTheTestsDeclare(t *testing.T) {
+	names, err := fixtureLab(t).TestFileNames()
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"BenchmarkLab7_1_X", "TestLab7_1_First", "TestLab7_1_HiddenB", "TestLab7_1_NoArgs", "TestLab7_1_Third",
+		"TestLab7_2_HiddenA", "TestLab7_2_Second", "TestMain", "TestStray", "Testhelper", "helper", "s",
+	}, names, "functions, types and the hidden files' names, once each and sorted; no methods, no _test.go in a sub-directory")
+}

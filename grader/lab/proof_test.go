@@ -9,7 +9,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/coursekit/course/grader/internal/offline"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,9 +27,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coursekit/course/grader/internal/offline"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/release/releasetest"
 	"github.com/coursekit/course/grader/testjson"
+	"github.com/coursekit/course/labs"
 )
 
 // goResult is what one run of the go command did.
@@ -231,4 +237,113 @@ func headLines(s string, n int) string {
 		lines = append(lines[:n], "…\n")
 	}
 	return strings.Join(lines, "")
+}
+
+// TestProofTestNamesNeverClashWithAStudentsNames declares, beside the
+// reference solution, every package-level name the lab's public and hidden
+// test files declare (and TestMain, the grader's own): the tests live in
+// package session_test, so the file still builds and every test passes. A
+// student can name a helper as they like.
+func TestProofTestNamesNeverClashWithAStudentsNames(t *testing.T) {
+	goTool(t)
+	t.Parallel()
+	l := lab10(t)
+	sol := releasetest.Solution(t, l) // skips in a student release, which has none
+	names, err := l.TestFileNames()
+	require.NoError(t, err)
+	require.Contains(t, names, "jsonlPath", "the names of the tests' own helpers are among them")
+
+	// A name the package itself declares (a given file, or the solution's
+	// own helper) cannot be declared twice in it; the test files cannot
+	// declare those either without shadowing, so they are left out.
+	dir := filepath.Join(t.TempDir(), "names")
+	require.NoError(t, l.WriteGradingDir(dir, sol, true))
+	inPackage := map[string]bool{}
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	require.NoError(t, err)
+	for _, p := range files {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					inPackage[d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							inPackage[n.Name] = true
+						}
+					case *ast.TypeSpec:
+						inPackage[s.Name.Name] = true
+					}
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("\n// Every name the course's tests declare, declared again by the student.\nvar (\n")
+	declared := 0
+	for _, n := range append(names, "TestMain") {
+		if !inPackage[n] {
+			fmt.Fprintf(&b, "\t%s = %q\n", n, n)
+			declared++
+		}
+	}
+	b.WriteString(")\n")
+	require.Greater(t, declared, 50, "the fixture declares the tests' names")
+	student := append(append([]byte(nil), sol...), b.String()...)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, l.Editable[0]), student, 0o644))
+
+	r := runGo(t, dir, "test", "-json", "-count=1")
+	s, err := testjson.Summarize(strings.NewReader(r.stdout))
+	require.NoError(t, err)
+	require.Empty(t, s.BuildFailed, "the solution with the tests' names declared again must build\n%s", r.tail())
+	var bad []string
+	for _, name := range allTests(t, l, true) {
+		if res, ok := s.Test(name); !ok || res.Status != testjson.ActionPass {
+			bad = append(bad, name)
+		}
+	}
+	assert.Empty(t, bad, "tests that do not pass once the student file declares the tests' names\n%s", r.tail())
+	assert.Equal(t, 0, r.code, r.tail())
+}
+
+// TestProofHandoutCommandsSkipTheOptionalExercise follows the handout with
+// a student who did the six graded exercises and not the optional 10.7:
+// the command it gives for the graded lab passes, and the one for 10.7 is
+// where its failures are.
+func TestProofHandoutCommandsSkipTheOptionalExercise(t *testing.T) {
+	goTool(t)
+	t.Parallel()
+	l := lab10(t)
+	sol := string(releasetest.Solution(t, l)) // skips in a student release, which has none
+	handout, err := fs.ReadFile(labs.FS, l.Slug+"/README.md")
+	require.NoError(t, err)
+	const graded, optional = "go test -skip Lab10_7", "go test -run Lab10_7"
+	require.Contains(t, string(handout), graded, "the handout's command for the six graded exercises")
+	require.Contains(t, string(handout), optional, "the handout's command for the optional 10.7")
+
+	// The reference solution with 10.7 left as the stub leaves it.
+	start := strings.Index(sol, "func RepairUnterminatedTail(")
+	require.GreaterOrEqual(t, start, 0)
+	end := start + strings.Index(sol[start:], "\n}\n") + len("\n}\n")
+	undone := sol[:start] + "func RepairUnterminatedTail(fsys RepairFS, path string) (RepairResult, error) {\n" +
+		"\treturn RepairResult{}, fmt.Errorf(\"Lab 10.7: RepairUnterminatedTail: %w\", ErrNotImplemented)\n}\n" + sol[end:]
+	ws := filepath.Join(t.TempDir(), "mylab")
+	require.NoError(t, l.WriteWorkspace(ws))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, l.Editable[0]), []byte(undone), 0o644))
+
+	if r := runGo(t, ws, strings.Fields(graded)[1:]...); r.code != 0 {
+		t.Errorf("%s in a workspace where 10.1 to 10.6 are done and 10.7 is not: exit %d, want 0\n%s", graded, r.code, r.tail())
+	}
+	if r := runGo(t, ws, strings.Fields(optional)[1:]...); r.code != 1 {
+		t.Errorf("%s where 10.7 is not done: exit %d, want 1 (its tests fail until it is written)\n%s", optional, r.code, r.tail())
+	}
 }

@@ -30,6 +30,10 @@ type Mutant struct {
 	// Rules are the rules of the lab it breaks: at least one test that
 	// checks one of them must fail on it.
 	Rules []string
+	// Race is set for a data race ("Race: true"): it is graded with the
+	// race detector, which reports the race in one run, where a build
+	// without it would show the damage only by chance.
+	Race bool
 	// Patch is the unified diff against the reference session.go.
 	Patch []byte
 }
@@ -44,8 +48,8 @@ func (e *MutantError) Error() string { return e.File + ": " + e.Err.Error() }
 func (e *MutantError) Unwrap() error { return e.Err }
 
 // LoadMutants reads every *.patch in dir of fsys. A patch starts with a
-// header of "Key: value" lines (Exercise, Mistake and Rules are required),
-// then the diff:
+// header of "Key: value" lines (Exercise, Mistake and Rules are required;
+// Race: true marks a data race), then the diff:
 //
 //	Exercise: 10.5
 //	Mistake: the failed write does not taint the writer
@@ -90,6 +94,14 @@ func LoadMutants(fsys fs.FS, dir string) ([]Mutant, error) {
 					if r = strings.TrimSpace(r); r != "" {
 						m.Rules = append(m.Rules, r)
 					}
+				}
+			case "Race":
+				switch strings.TrimSpace(value) {
+				case "true":
+					m.Race = true
+				case "false":
+				default:
+					return nil, &MutantError{File: p, Err: fmt.Errorf("Race: %q, want true or false", strings.TrimSpace(value))}
 				}
 			}
 		}

@@ -36,6 +36,7 @@ type Candidate struct {
 	Exercise string   // mutants only: the exercise whose tests must catch it
 	Mistake  string   // mutants only
 	Rules    []string // mutants only: a test of one of these rules must catch it
+	Race     bool     // mutants only: a data race, graded with the race detector
 	Source   []byte
 }
 
@@ -101,7 +102,8 @@ type Options struct {
 	Jobs int
 	// Timeout bounds one exercise's run; grader.DefaultTimeout if zero.
 	Timeout time.Duration
-	// NoRace skips the race detector for the solutions (when there is no C compiler).
+	// NoRace skips the race detector for the solutions and the data-race
+	// mutants (when there is no C compiler); those mutants may then survive.
 	NoRace bool
 	// Progress, if set, is called after each candidate is graded.
 	Progress func(done, total int, r Result)
@@ -145,7 +147,7 @@ func Candidates(l *lab.Lab) ([]Candidate, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Candidate{Kind: KindMutant, Name: m.ID, Exercise: m.Exercise, Mistake: m.Mistake, Rules: m.Rules, Source: src})
+		out = append(out, Candidate{Kind: KindMutant, Name: m.ID, Exercise: m.Exercise, Mistake: m.Mistake, Rules: m.Rules, Race: m.Race, Source: src})
 	}
 	return out, nil
 }
@@ -197,7 +199,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			g := plain
-			if c.Kind == KindSolution || c.Kind == KindAlternative {
+			if c.Kind == KindSolution || c.Kind == KindAlternative || c.Race {
 				g = race
 			}
 			rep, err := g.Grade(ctx, &grader.Submission{Name: c.Name, Path: string(c.Kind) + ":" + c.Name,

@@ -1,4 +1,4 @@
-package session
+package session_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/coursekit/course/labs/10-session"
 )
 
 // Benchmarks for a finished lab. Run them in your workspace with
@@ -17,8 +19,8 @@ import (
 
 // benchSession returns n entries forming one long chain (each the child of
 // the one before), cycling through the chapter's four kinds of entry.
-func benchSession(n int) []SessionEntry {
-	out := make([]SessionEntry, n)
+func benchSession(n int) []session.SessionEntry {
+	out := make([]session.SessionEntry, n)
 	for i := range out {
 		id, parent := fmt.Sprintf("e%d", i), ""
 		if i > 0 {
@@ -38,7 +40,7 @@ func benchSession(n int) []SessionEntry {
 	return out
 }
 
-func benchJSONL(b *testing.B, entries []SessionEntry) string {
+func benchJSONL(b *testing.B, entries []session.SessionEntry) string {
 	var sb strings.Builder
 	for _, e := range entries {
 		line, err := json.Marshal(e)
@@ -73,7 +75,7 @@ func BenchmarkLab10_4_Recover(b *testing.B) {
 	b.Run("RecoverJSONL", func(b *testing.B) {
 		b.SetBytes(int64(len(text)))
 		for i := 0; i < b.N; i++ {
-			rec, err := RecoverJSONL(text)
+			rec, err := session.RecoverJSONL(text)
 			if err != nil || len(rec.Entries) != 10_000 {
 				b.Fatalf("RecoverJSONL: %d entries, error %v; want 10000 entries", len(rec.Entries), err)
 			}
@@ -90,7 +92,7 @@ func BenchmarkLab10_1_PathTo(b *testing.B) {
 		leaf := entries[n-1].ID
 		b.Run(fmt.Sprintf("chain=%d", n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				path, err := PathTo(entries, leaf)
+				path, err := session.PathTo(entries, leaf)
 				if err != nil || len(path) != n {
 					b.Fatalf("PathTo: %d entries, error %v; want %d", len(path), err, n)
 				}
@@ -114,14 +116,14 @@ func BenchmarkLab10_5_Append(b *testing.B) {
 		}
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			if err := (OSFileIO{}).AppendFile(path, lines[i%len(lines)]); err != nil {
+			if err := (session.OSFileIO{}).AppendFile(path, lines[i%len(lines)]); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("JSONLSessionStore.Append", func(b *testing.B) {
 		path := filepath.Join(b.TempDir(), "session.jsonl")
-		store, err := OpenJSONLSessionStore(OSFileIO{}, path)
+		store, err := session.OpenJSONLSessionStore(session.OSFileIO{}, path)
 		if err != nil {
 			b.Fatal(err)
 		}

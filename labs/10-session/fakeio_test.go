@@ -1,4 +1,4 @@
-package session
+package session_test
 
 // A fake FileIO for the lab 10.5 tests, and small bounded-wait helpers shared
 // by the 10.3 and 10.5 tests.
@@ -14,6 +14,10 @@ package session
 // Time appears here only as a safety net: every wait gives up after
 // fakeTimeout, so a wrong implementation fails the test instead of hanging.
 // No test uses time to order events.
+//
+// Like every test file of the lab, this one is in the external package
+// session_test: it sees the store only through what the package exports,
+// and no name a student declares in session.go can clash with its names.
 
 import (
 	"fmt"
@@ -23,6 +27,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/labs/10-session"
 )
 
 // fakeTimeout bounds every blocking wait of the tests. It is a safety net
@@ -70,7 +76,7 @@ type fakeFS struct {
 	gates   []*fakeGate
 }
 
-var _ FileIO = (*fakeFS)(nil)
+var _ session.FileIO = (*fakeFS)(nil)
 
 // newFakeFS returns an empty fake. When the test ends, every gate it made is
 // opened, so no goroutine of the store under test stays blocked in it.
@@ -250,15 +256,15 @@ func (f *fakeFS) ReadFile(path string) ([]byte, error) {
 
 // fakeStore is what both session stores offer.
 type fakeStore interface {
-	Append(SessionEntry) *Pending
-	Entries() ([]SessionEntry, error)
+	Append(session.SessionEntry) *session.Pending
+	Entries() ([]session.SessionEntry, error)
 }
 
 // fakeAppend calls s.Append(e) and requires that it returns at once with a
 // Pending: Append never waits for the write itself.
-func fakeAppend(t *testing.T, s fakeStore, e SessionEntry, what string) *Pending {
+func fakeAppend(t *testing.T, s fakeStore, e session.SessionEntry, what string) *session.Pending {
 	t.Helper()
-	ch := make(chan *Pending, 1)
+	ch := make(chan *session.Pending, 1)
 	go func() { ch <- s.Append(e) }()
 	select {
 	case p := <-ch:
@@ -273,7 +279,7 @@ func fakeAppend(t *testing.T, s fakeStore, e SessionEntry, what string) *Pending
 
 // fakeWaitPending waits until p completes and returns its error, or fails
 // the test after fakeTimeout.
-func fakeWaitPending(t *testing.T, p *Pending, what string) error {
+func fakeWaitPending(t *testing.T, p *session.Pending, what string) error {
 	t.Helper()
 	require.NotNil(t, p, "%s: got a nil *Pending", what)
 	select {
@@ -287,7 +293,7 @@ func fakeWaitPending(t *testing.T, p *Pending, what string) error {
 }
 
 // fakeIsDone reports whether p has completed, without waiting.
-func fakeIsDone(p *Pending) bool {
+func fakeIsDone(p *session.Pending) bool {
 	select {
 	case <-p.Done():
 		return true
@@ -298,10 +304,10 @@ func fakeIsDone(p *Pending) bool {
 
 // fakeEntries calls s.Entries() and returns its result, or fails the test
 // if it does not return within fakeTimeout.
-func fakeEntries(t *testing.T, s fakeStore, what string) ([]SessionEntry, error) {
+func fakeEntries(t *testing.T, s fakeStore, what string) ([]session.SessionEntry, error) {
 	t.Helper()
 	type result struct {
-		entries []SessionEntry
+		entries []session.SessionEntry
 		err     error
 	}
 	ch := make(chan result, 1)

@@ -1,4 +1,4 @@
-package session
+package session_test
 
 import (
 	"bytes"
@@ -14,13 +14,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/labs/10-session"
 )
 
 // jsonlPath is the session file the 10.5 tests use in the fake.
 const jsonlPath = "/sessions/s1.jsonl"
 
 // jsonlLine returns the committed line of e: its JSON and "\n".
-func jsonlLine(t *testing.T, e SessionEntry) string {
+func jsonlLine(t *testing.T, e session.SessionEntry) string {
 	t.Helper()
 	b, err := json.Marshal(e)
 	require.NoError(t, err, "json.Marshal(%q)", e.ID)
@@ -28,7 +30,7 @@ func jsonlLine(t *testing.T, e SessionEntry) string {
 }
 
 // jsonlFileOf returns the file text of committed entries.
-func jsonlFileOf(t *testing.T, entries ...SessionEntry) string {
+func jsonlFileOf(t *testing.T, entries ...session.SessionEntry) string {
 	t.Helper()
 	var b strings.Builder
 	for _, e := range entries {
@@ -38,15 +40,15 @@ func jsonlFileOf(t *testing.T, entries ...SessionEntry) string {
 }
 
 // jsonlOpen opens a store over fio, bounded in time.
-func jsonlOpen(t *testing.T, fio FileIO, path, what string) (*JSONLSessionStore, error) {
+func jsonlOpen(t *testing.T, fio session.FileIO, path, what string) (*session.JSONLSessionStore, error) {
 	t.Helper()
 	type result struct {
-		s   *JSONLSessionStore
+		s   *session.JSONLSessionStore
 		err error
 	}
 	ch := make(chan result, 1)
 	go func() {
-		s, err := OpenJSONLSessionStore(fio, path)
+		s, err := session.OpenJSONLSessionStore(fio, path)
 		ch <- result{s, err}
 	}()
 	select {
@@ -59,7 +61,7 @@ func jsonlOpen(t *testing.T, fio FileIO, path, what string) (*JSONLSessionStore,
 }
 
 // jsonlMustOpen opens a store over fio and requires success.
-func jsonlMustOpen(t *testing.T, fio FileIO, path, what string) *JSONLSessionStore {
+func jsonlMustOpen(t *testing.T, fio session.FileIO, path, what string) *session.JSONLSessionStore {
 	t.Helper()
 	s, err := jsonlOpen(t, fio, path, what)
 	require.NoError(t, err, "%s: OpenJSONLSessionStore(%q) = %s", what, path, fakeDescribe(err))
@@ -85,7 +87,7 @@ func jsonlDecodeLine(t *testing.T, data []byte, what string) any {
 // jsonlWire returns what a line holding e decodes to: e encoded with the
 // given MarshalJSON and decoded into an any. The field order of a line does
 // not matter; its content does.
-func jsonlWire(t *testing.T, e SessionEntry) any {
+func jsonlWire(t *testing.T, e session.SessionEntry) any {
 	t.Helper()
 	line, err := json.Marshal(e)
 	require.NoError(t, err, "test setup: encoding entry %q", e.ID)
@@ -117,9 +119,15 @@ func jsonlRequireTainted(t *testing.T, err, ioErr error, what string) {
 	t.Helper()
 	require.Error(t, err, "%s succeeded; want the tainted error — lab 10.5: after a failed write the writer "+
 		"stops for good", what)
-	assert.True(t, errors.Is(err, ErrTainted) && errors.Is(err, ioErr),
+	assert.True(t, errors.Is(err, session.ErrTainted) && errors.Is(err, ioErr),
 		"%s = %s; want the original write error (errors.Is(err, ioErr)) and ErrTainted — lab 10.5: a writer whose "+
 			"write may have left half a line must stop for good", what, fakeDescribe(err))
+	var te *session.TaintedError
+	if assert.True(t, errors.As(err, &te), "%s = %s; want a *TaintedError", what, fakeDescribe(err)) {
+		assert.True(t, te.Err == ioErr, "%s: TaintedError.Err = %s; want the very error value AppendFile returned "+
+			"(%s), not a copy or a wrapper of it — lab 10.5: the taint keeps the write's own error", what,
+			fakeDescribe(te.Err), fakeDescribe(ioErr))
+	}
 }
 
 // Rule 10.5.1, 10.5.6: a missing file opens as an empty store; appends go
@@ -163,7 +171,7 @@ func TestLab10_5_OpenCommittedBadLineFails(t *testing.T) {
 		jsonlLine(t, assistantText("c", "a", "yo"))
 	f.setFile(jsonlPath, text)
 	_, err := jsonlOpen(t, f, jsonlPath, "file with a bad line 3")
-	var le *LineError
+	var le *session.LineError
 	require.True(t, errors.As(err, &le),
 		"OpenJSONLSessionStore over %q = %s; want a *LineError — lab 10.5: a committed bad line fails the open",
 		text, fakeDescribe(err))
@@ -185,13 +193,13 @@ func TestLab10_5_ChecksAgainstEntriesLoadedAtOpen(t *testing.T) {
 	assert.Equal(t, chapterTree(), got, "Entries() of a store opened on the chapter's file")
 
 	err = fakeWaitPending(t, fakeAppend(t, s, user("a", "", "again"), "Append(a again)"), "Append(a again)")
-	var de *DuplicateIDError
+	var de *session.DuplicateIDError
 	require.True(t, errors.As(err, &de),
 		"Append(a) where a was loaded at open = %s; want *DuplicateIDError", fakeDescribe(err))
 	assert.Equal(t, "a", de.ID)
 
 	err = fakeWaitPending(t, fakeAppend(t, s, user("x", "zz", "orphan"), "Append(x, parent zz)"), "Append(x)")
-	var mp *MissingParentError
+	var mp *session.MissingParentError
 	require.True(t, errors.As(err, &mp), "Append(x with parent zz) = %s; want *MissingParentError", fakeDescribe(err))
 	assert.Equal(t, "x", mp.ChildID)
 	assert.Equal(t, "zz", mp.ParentID)
@@ -219,15 +227,15 @@ func TestLab10_5_UnterminatedTailNeedsRepair(t *testing.T) {
 	s := jsonlMustOpen(t, f, jsonlPath, "file with unterminated tail")
 	got, err := fakeEntries(t, s, "Entries")
 	require.NoError(t, err, "Entries() of a file with an unterminated tail: the committed prefix is readable")
-	assert.Equal(t, []SessionEntry{user("a", "", "hi"), assistantText("b", "a", "yo")}, got)
+	assert.Equal(t, []session.SessionEntry{user("a", "", "hi"), assistantText("b", "a", "yo")}, got)
 
-	for _, e := range []SessionEntry{assistantText("c", "b", "next"), user("r2", "", "new root")} {
+	for _, e := range []session.SessionEntry{assistantText("c", "b", "next"), user("r2", "", "new root")} {
 		err := fakeWaitPending(t, fakeAppend(t, s, e, "Append("+e.ID+")"), "Append("+e.ID+")")
-		var nr *NeedsRepairError
+		var nr *session.NeedsRepairError
 		require.True(t, errors.As(err, &nr),
 			"Append(%q) on a file whose line 3 is an unterminated tail = %s; want *NeedsRepairError — lab 10.5: "+
 				"appending after half a line would glue the two into one committed bad line", e.ID, fakeDescribe(err))
-		assert.True(t, errors.Is(err, ErrNeedsRepair), "errors.Is(err, ErrNeedsRepair)")
+		assert.True(t, errors.Is(err, session.ErrNeedsRepair), "errors.Is(err, ErrNeedsRepair)")
 		assert.Equal(t, jsonlPath, nr.Path, "NeedsRepairError.Path")
 		assert.Equal(t, 3, nr.Line, "NeedsRepairError.Line: the tail is line 3")
 	}
@@ -241,7 +249,7 @@ func TestLab10_5_UnterminatedTailNeedsRepair(t *testing.T) {
 func TestLab10_5_AppendWritesExactlyOneLine(t *testing.T) {
 	f := newFakeFS(t)
 	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
-	entries := []SessionEntry{user("a", "", "list files"), assistantToolCall("b", "a", "c1"), toolResult("r", "b", "c1"), metadata("m", "r")}
+	entries := []session.SessionEntry{user("a", "", "list files"), assistantToolCall("b", "a", "c1"), toolResult("r", "b", "c1"), metadata("m", "r")}
 	memRequireCommitted(t, memAppendAll(t, s, entries, "four appends"), entries, "four appends")
 
 	calls := f.appendCalls()
@@ -272,13 +280,13 @@ func TestLab10_5_InvalidEntryRejectsOnlyThatCall(t *testing.T) {
 	f.waitAppendStarted(t, 1, "Append(a)")
 
 	bad := assistantToolCall("bad", "a", "c1")
-	bad.Message.(*AssistantMessage).Content[1].(ToolCall).Arguments["n"] = math.Inf(-1)
+	bad.Message.(*session.AssistantMessage).Content[1].(session.ToolCall).Arguments["n"] = math.Inf(-1)
 	pBad := fakeAppend(t, s, bad, "Append(invalid)")
 	require.True(t, fakeIsDone(pBad),
 		"Append(entry with -Inf tool argument) while an earlier write is still running returned a Pending that is "+
 			"not completed — lab 10.5: validation happens at call time, so an invalid entry is rejected at once")
 	err := fakeWaitPending(t, pBad, "invalid append")
-	var fe *FieldError
+	var fe *session.FieldError
 	require.True(t, errors.As(err, &fe), "Append(entry with -Inf argument) = %s; want *FieldError", fakeDescribe(err))
 	assert.Equal(t, "entry.message.content[1].arguments.n", fe.Path)
 
@@ -304,10 +312,10 @@ func TestLab10_5_SnapshotAtCallTime(t *testing.T) {
 	b := assistantToolCall("b", "a", "c1")
 	pB := fakeAppend(t, s, b, "Append(b)")
 	// b is queued behind a's blocked write; the caller changes it now.
-	msg := b.Message.(*AssistantMessage)
-	msg.Content[0] = TextContent{Text: "changed while queued"}
-	msg.Content[1].(ToolCall).Arguments["path"] = "/etc"
-	msg.Content[1].(ToolCall).Arguments["opts"].(map[string]any)["depth"] = 99.0
+	msg := b.Message.(*session.AssistantMessage)
+	msg.Content[0] = session.TextContent{Text: "changed while queued"}
+	msg.Content[1].(session.ToolCall).Arguments["path"] = "/etc"
+	msg.Content[1].(session.ToolCall).Arguments["opts"].(map[string]any)["depth"] = 99.0
 	msg.Usage.Output = 12345
 	gate.open()
 
@@ -320,11 +328,11 @@ func TestLab10_5_SnapshotAtCallTime(t *testing.T) {
 			"the change — lab 10.5: validate, snapshot and serialize at call time, not when the write runs")
 	got, err := fakeEntries(t, s, "Entries")
 	require.NoError(t, err)
-	assert.Equal(t, []SessionEntry{user("a", "", "hi"), assistantToolCall("b", "a", "c1")}, got,
+	assert.Equal(t, []session.SessionEntry{user("a", "", "hi"), assistantToolCall("b", "a", "c1")}, got,
 		"Entries() must hold b as it was at call time")
 }
 
-// Rule 10.5.7, 10.5.3: writes run one at a time in call order: while call 1
+// Rule 10.5.8, 10.5.3: writes run one at a time in call order: while call 1
 // blocks, call 2 has not started; a child queued behind its parent is
 // committed.
 func TestLab10_5_FIFOWithBlockingFake(t *testing.T) {
@@ -334,7 +342,7 @@ func TestLab10_5_FIFOWithBlockingFake(t *testing.T) {
 	f.onAppend(2, fakeHook{Gate: gate2})
 	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
 
-	entries := []SessionEntry{user("a", "", "hi"), assistantToolCall("b", "a", "c1"), toolResult("r", "b", "c1"), user("z", "", "root 2")}
+	entries := []session.SessionEntry{user("a", "", "hi"), assistantToolCall("b", "a", "c1"), toolResult("r", "b", "c1"), user("z", "", "root 2")}
 	ps := memAppendAll(t, s, entries, "four appends, no waits")
 	f.waitAppendStarted(t, 1, "first append")
 	assert.Equal(t, 1, f.appendCount(),
@@ -354,7 +362,7 @@ func TestLab10_5_FIFOWithBlockingFake(t *testing.T) {
 	assert.Equal(t, []string{"a", "b", "r", "z"}, jsonlAppendedIDs(t, f), "AppendFile calls happen in Append call order")
 }
 
-// Rule 10.5.7: Entries waits for every Append called before it and returns
+// Rule 10.5.8: Entries waits for every Append called before it and returns
 // deep copies.
 func TestLab10_5_EntriesWaitsAndReturnsCopies(t *testing.T) {
 	f := newFakeFS(t)
@@ -362,12 +370,12 @@ func TestLab10_5_EntriesWaitsAndReturnsCopies(t *testing.T) {
 	f.onAppend(1, fakeHook{Gate: gate})
 	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
 
-	entries := []SessionEntry{user("a", "", "hi"), assistantToolCall("b", "a", "c1"), toolResult("r", "b", "c1")}
+	entries := []session.SessionEntry{user("a", "", "hi"), assistantToolCall("b", "a", "c1"), toolResult("r", "b", "c1")}
 	ps := memAppendAll(t, s, entries, "three appends")
 	f.waitAppendStarted(t, 1, "first append")
 
 	type result struct {
-		es  []SessionEntry
+		es  []session.SessionEntry
 		err error
 	}
 	read := make(chan result, 1)
@@ -391,15 +399,15 @@ func TestLab10_5_EntriesWaitsAndReturnsCopies(t *testing.T) {
 	memRequireCommitted(t, ps, entries, "three appends")
 
 	r.es[0].ID = "changed"
-	r.es[1].Message.(*AssistantMessage).Content[1].(ToolCall).Arguments["path"] = "/etc"
-	r.es[2].Message.(*ToolResultMessage).Details.(map[string]any)["names"].([]any)[0] = "changed"
+	r.es[1].Message.(*session.AssistantMessage).Content[1].(session.ToolCall).Arguments["path"] = "/etc"
+	r.es[2].Message.(*session.ToolResultMessage).Details.(map[string]any)["names"].([]any)[0] = "changed"
 	again, err := fakeEntries(t, s, "Entries again")
 	require.NoError(t, err)
 	assert.Equal(t, entries, again, "changing one Entries() result changed the store — every read returns a deep copy")
 
 	// Thirty more appends, none waited for, then Entries at once.
-	more := append([]SessionEntry(nil), entries...)
-	var ps2 []*Pending
+	more := append([]session.SessionEntry(nil), entries...)
+	var ps2 []*session.Pending
 	parent := "r"
 	for i := 0; i < 30; i++ {
 		e := user(fmt.Sprintf("n%02d", i), parent, "more")
@@ -430,10 +438,10 @@ func TestLab10_5_FailedWriteTaintsWriter(t *testing.T) {
 		fakeDescribe(err))
 	require.Equal(t, 2, f.appendCount())
 
-	for _, e := range []SessionEntry{user("c", "", "new root"), assistantText("d", "a", "child of a")} {
+	for _, e := range []session.SessionEntry{user("c", "", "new root"), assistantText("d", "a", "child of a")} {
 		err := fakeWaitPending(t, fakeAppend(t, s, e, "Append("+e.ID+")"), "Append("+e.ID+")")
 		jsonlRequireTainted(t, err, ioErr, "after AppendFile failed on append \"b\", Append(\""+e.ID+"\")")
-		var te *TaintedError
+		var te *session.TaintedError
 		assert.True(t, errors.As(err, &te), "want a *TaintedError, got %s", fakeDescribe(err))
 		assert.Equal(t, 2, f.appendCount(),
 			"after the failed write, Append(%q) called AppendFile again — lab 10.5 (\"break it on purpose\"): a tainted "+
@@ -449,7 +457,7 @@ func TestLab10_5_FailedWriteTaintsWriter(t *testing.T) {
 		"the file ends in the half line the failed write left, and nothing after it")
 }
 
-// Rule 10.5.4, 10.5.7: appends already queued behind the failing write fail
+// Rule 10.5.4, 10.5.8: appends already queued behind the failing write fail
 // with the tainted error and never reach AppendFile.
 func TestLab10_5_QueuedAppendsBehindFailureFail(t *testing.T) {
 	f := newFakeFS(t)
@@ -458,7 +466,7 @@ func TestLab10_5_QueuedAppendsBehindFailureFail(t *testing.T) {
 	f.onAppend(1, fakeHook{Gate: gate, Err: ioErr, WriteHalf: true})
 	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
 
-	entries := []SessionEntry{user("a", "", "hi"), assistantText("b", "a", "yo"), user("c", "", "another root")}
+	entries := []session.SessionEntry{user("a", "", "hi"), assistantText("b", "a", "yo"), user("c", "", "another root")}
 	ps := memAppendAll(t, s, entries, "three appends")
 	f.waitAppendStarted(t, 1, "Append(a)")
 	gate.open() // call 1 now writes half of a's line and fails
@@ -493,9 +501,9 @@ func TestLab10_5_ReopenAfterFailureSeesUnterminatedTail(t *testing.T) {
 		"reopening after the failed write (if this fails, the old writer glued a line onto the half line)")
 	got, err := fakeEntries(t, s2, "Entries of the new store")
 	require.NoError(t, err)
-	assert.Equal(t, []SessionEntry{user("a", "", "hi")}, got, "the new store reads the committed prefix")
+	assert.Equal(t, []session.SessionEntry{user("a", "", "hi")}, got, "the new store reads the committed prefix")
 	err = fakeWaitPending(t, fakeAppend(t, s2, user("d", "", "root"), "Append(d) on the new store"), "Append(d)")
-	var nr *NeedsRepairError
+	var nr *session.NeedsRepairError
 	require.True(t, errors.As(err, &nr),
 		"Append on a new store over a file ending in half a line = %s; want *NeedsRepairError", fakeDescribe(err))
 	assert.Equal(t, 2, nr.Line, "the half line is line 2")
@@ -505,8 +513,8 @@ func TestLab10_5_ReopenAfterFailureSeesUnterminatedTail(t *testing.T) {
 // Rule 10.5.1: the real file system through OSFileIO: append, reopen, read back.
 func TestLab10_5_OSFileIORoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "session.jsonl")
-	s := jsonlMustOpen(t, OSFileIO{}, path, "new file on disk")
-	entries := []SessionEntry{user("a", "", "list files"), assistantToolCall("b", "a", "c1"), toolResult("r", "b", "c1")}
+	s := jsonlMustOpen(t, session.OSFileIO{}, path, "new file on disk")
+	entries := []session.SessionEntry{user("a", "", "list files"), assistantToolCall("b", "a", "c1"), toolResult("r", "b", "c1")}
 	memRequireCommitted(t, memAppendAll(t, s, entries, "three appends"), entries, "three appends on disk")
 
 	raw, err := os.ReadFile(path)
@@ -518,13 +526,13 @@ func TestLab10_5_OSFileIORoundTrip(t *testing.T) {
 		assert.Equal(t, jsonlWire(t, e), jsonlDecodeLine(t, []byte(lines[i]), "line "+e.ID), "line %d of the file", i+1)
 	}
 
-	s2 := jsonlMustOpen(t, OSFileIO{}, path, "reopen")
+	s2 := jsonlMustOpen(t, session.OSFileIO{}, path, "reopen")
 	got, err := fakeEntries(t, s2, "Entries after reopen")
 	require.NoError(t, err)
 	assert.Equal(t, entries, got, "reopening the file gives back the appended entries")
 
 	require.NoError(t, fakeWaitPending(t, fakeAppend(t, s2, metadata("m", "r"), "Append(m)"), "Append(m)"))
-	s3 := jsonlMustOpen(t, OSFileIO{}, path, "reopen again")
+	s3 := jsonlMustOpen(t, session.OSFileIO{}, path, "reopen again")
 	got, err = fakeEntries(t, s3, "Entries after second reopen")
 	require.NoError(t, err)
 	assert.Equal(t, append(entries, metadata("m", "r")), got)
@@ -537,9 +545,9 @@ func TestLab10_5_NeedsRepairComesFirst(t *testing.T) {
 	f := newFakeFS(t)
 	f.setFile(jsonlPath, jsonlFileOf(t, user("a", "", "hi"))+`{"type":"mes`)
 	s := jsonlMustOpen(t, f, jsonlPath, "a file with an unterminated tail")
-	for _, e := range []SessionEntry{user("a", "", "duplicate of a"), user("x", "gone", "orphan")} {
+	for _, e := range []session.SessionEntry{user("a", "", "duplicate of a"), user("x", "gone", "orphan")} {
 		err := fakeWaitPending(t, fakeAppend(t, s, e, "Append"), "Append")
-		var nr *NeedsRepairError
+		var nr *session.NeedsRepairError
 		require.True(t, errors.As(err, &nr), "Append(%q) on a store opened with an unterminated tail = %s; want the *NeedsRepairError before any duplicate or parent check (lab 10.5)", e.ID, fakeDescribe(err))
 	}
 	assert.Empty(t, f.appendCalls(), "a store that needs repair must never call AppendFile")
@@ -555,5 +563,217 @@ func TestLab10_5_FailedAppendGetsTheWriteError(t *testing.T) {
 	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
 	err := fakeWaitPending(t, fakeAppend(t, s, user("a", "", "hi"), "Append(a)"), "Append(a)")
 	assert.True(t, errors.Is(err, ioErr), "Append(a) whose write failed = %s; want the write error itself (errors.Is(err, ioErr))", fakeDescribe(err))
-	assert.False(t, errors.Is(err, ErrTainted), "Append(a) whose write failed = %s; want the write error, not ErrTainted: the taint is for the appends after it (lab 10.5)", fakeDescribe(err))
+	assert.False(t, errors.Is(err, session.ErrTainted), "Append(a) whose write failed = %s; want the write error, not ErrTainted: the taint is for the appends after it (lab 10.5)", fakeDescribe(err))
+}
+
+// Rule 10.5.7: opening replays the tree in file order: an id used twice, or
+// a parent that is not on an earlier line, fails the open with that line's
+// number and the typed error of the append that would have been refused.
+func TestLab10_5_OpenReplaysTheTree(t *testing.T) {
+	a, b := user("a", "", "hi"), assistantText("b", "a", "yo")
+	cases := []struct {
+		name, text string
+		line       int
+		dup        string // the id used twice, or
+		child, of  string // the child whose parent is not on an earlier line
+	}{
+		{name: "an id used twice", text: jsonlFileOf(t, a, b, user("a", "", "again")), line: 3, dup: "a"},
+		{name: "a child before its parent", text: jsonlFileOf(t, b, a), line: 1, child: "b", of: "a"},
+		{name: "a parent that is nowhere, after blank lines", text: "\n" + jsonlFileOf(t, a) + "\n" +
+			jsonlFileOf(t, assistantText("c", "zz", "orphan")), line: 4, child: "c", of: "zz"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeFS(t)
+			f.setFile(jsonlPath, tc.text)
+			_, err := jsonlOpen(t, f, jsonlPath, tc.name)
+			var le *session.LineError
+			require.True(t, errors.As(err, &le), "OpenJSONLSessionStore over a file with %s = %s; want an error "+
+				"carrying a *LineError — lab 10.5: opening replays the committed entries in file order, as the "+
+				"appends that wrote them were judged, and a file that is not a tree cannot be trusted", tc.name,
+				fakeDescribe(err))
+			assert.Equal(t, tc.line, le.Line, "LineError.Line: the line of the entry that breaks the tree")
+			if tc.dup != "" {
+				var de *session.DuplicateIDError
+				require.True(t, errors.As(err, &de), "open error = %s; want the *DuplicateIDError inside the *LineError",
+					fakeDescribe(err))
+				assert.Equal(t, tc.dup, de.ID, "DuplicateIDError.ID")
+			} else {
+				var mp *session.MissingParentError
+				require.True(t, errors.As(err, &mp), "open error = %s; want the *MissingParentError inside the "+
+					"*LineError: the parent must be on an earlier line", fakeDescribe(err))
+				assert.Equal(t, tc.child, mp.ChildID, "MissingParentError.ChildID")
+				assert.Equal(t, tc.of, mp.ParentID, "MissingParentError.ParentID")
+			}
+			after, _ := f.file(jsonlPath)
+			assert.Equal(t, tc.text, after, "opening must never rewrite the file")
+			assert.Equal(t, 0, f.appendCount(), "opening must never append")
+		})
+	}
+}
+
+// Rule 10.5.5: a store that needs repair says why when it is read: Warnings
+// holds the unterminated tail and its line, the same every time; a healthy
+// or missing file has none.
+func TestLab10_5_WarningsSayWhyAppendsAreRefused(t *testing.T) {
+	f := newFakeFS(t)
+	f.setFile(jsonlPath, jsonlFileOf(t, user("a", "", "hi"))+"\n"+`{"type":"message","id":"b","pa`)
+	s := jsonlMustOpen(t, f, jsonlPath, "a file whose line 3 is cut short")
+	want := []session.Warning{{Code: session.WarnUnterminatedTail, Line: 3}}
+	assert.Equal(t, want, s.Warnings(), "Warnings() of a store opened on a file whose line 3 has no \"\\n\": a reader "+
+		"must learn why the store refuses appends without trying one (lab 10.5)")
+	got, err := fakeEntries(t, s, "Entries")
+	require.NoError(t, err, "Entries() of a store that needs repair: the committed prefix is readable")
+	assert.Equal(t, []session.SessionEntry{user("a", "", "hi")}, got)
+
+	ws := s.Warnings()
+	if len(ws) > 0 {
+		ws[0].Line = 99
+	}
+	err = fakeWaitPending(t, fakeAppend(t, s, assistantText("b", "a", "yo"), "Append(b)"), "Append(b)")
+	var nr *session.NeedsRepairError
+	require.True(t, errors.As(err, &nr), "Append(b) = %s; want *NeedsRepairError", fakeDescribe(err))
+	assert.Equal(t, want, s.Warnings(), "Warnings() changed after the caller changed an earlier result or an append "+
+		"was refused: return a copy of what recovery said at open")
+
+	for name, text := range map[string]string{"a healthy file": jsonlFileOf(t, user("a", "", "hi")), "an empty file": ""} {
+		f := newFakeFS(t)
+		f.setFile(jsonlPath, text)
+		s := jsonlMustOpen(t, f, jsonlPath, name)
+		assert.Empty(t, s.Warnings(), "Warnings() of a store opened on %s", name)
+	}
+	assert.Empty(t, jsonlMustOpen(t, newFakeFS(t), jsonlPath, "a missing file").Warnings(), "Warnings() of a store opened on a missing file")
+}
+
+// Rule 10.5.2: an invalid entry is rejected at call time with its
+// *FieldError whatever state the writer is in: ready, tainted or needing
+// repair. Validation needs no file and no turn, so it never waits for one.
+func TestLab10_5_InvalidEntryAfterTheWriterStopped(t *testing.T) {
+	bad := assistantToolCall("bad", "a", "c1")
+	bad.Message.(*session.AssistantMessage).Content[1].(session.ToolCall).Arguments["n"] = math.NaN()
+
+	f := newFakeFS(t)
+	ioErr := errors.New("disk full")
+	f.onAppend(1, fakeHook{Err: ioErr, WriteHalf: true})
+	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
+	err := fakeWaitPending(t, fakeAppend(t, s, user("a", "", "hi"), "Append(a)"), "Append(a)")
+	require.True(t, errors.Is(err, ioErr), "Append(a) whose write failed = %s; want the write error", fakeDescribe(err))
+
+	repair := newFakeFS(t)
+	repair.setFile(jsonlPath, jsonlFileOf(t, user("a", "", "hi"))+`{"ty`)
+	for name, store := range map[string]*session.JSONLSessionStore{
+		"a tainted store":           s,
+		"a store that needs repair": jsonlMustOpen(t, repair, jsonlPath, "a file with a tail"),
+	} {
+		p := fakeAppend(t, store, bad, "Append(entry with a NaN argument)")
+		require.True(t, fakeIsDone(p), "Append(invalid entry) on %s returned a Pending that is not completed: "+
+			"validation happens at call time and needs no turn (lab 10.5)", name)
+		err := fakeWaitPending(t, p, "invalid append on "+name)
+		var fe *session.FieldError
+		require.True(t, errors.As(err, &fe), "Append(entry with a NaN tool argument) on %s = %s; want its *FieldError: "+
+			"the handout's one rule is that an invalid entry is rejected at call time, before the state of the "+
+			"writer matters (lab 10.5)", name, fakeDescribe(err))
+		assert.Equal(t, "entry.message.content[1].arguments.n", fe.Path)
+		assert.False(t, errors.Is(err, session.ErrTainted) || errors.Is(err, session.ErrNeedsRepair),
+			"Append(invalid entry) on %s = %s; want only the *FieldError", name, fakeDescribe(err))
+	}
+	assert.Equal(t, 1, f.appendCount(), "only the failed write of a reached AppendFile")
+	assert.Equal(t, 0, repair.appendCount(), "a store that needs repair never calls AppendFile")
+	_, err = fakeEntries(t, s, "Entries of the tainted store")
+	jsonlRequireTainted(t, err, ioErr, "Entries() after the failed write and a rejected invalid entry")
+}
+
+// Rule 10.5.4, 10.5.8: appends and reads called while the failing write is
+// still in flight, from this goroutine and from others, see the taint in
+// their turn: each fails with a *TaintedError holding the write's own error.
+// The callers and the failing write touch the same state at the same time:
+// run it with -race.
+func TestLab10_5_CallersInFlightSeeTheTaintInTheirTurn(t *testing.T) {
+	f := newFakeFS(t)
+	ioErr := errors.New("no space left on device")
+	gate := f.newGate()
+	f.onAppend(2, fakeHook{Gate: gate, Err: ioErr, WriteHalf: true})
+	s := jsonlMustOpen(t, f, jsonlPath, "missing file")
+	require.NoError(t, fakeWaitPending(t, fakeAppend(t, s, user("a", "", "hi"), "Append(a)"), "Append(a)"))
+
+	pB := fakeAppend(t, s, assistantText("b", "a", "yo"), "Append(b)")
+	f.waitAppendStarted(t, 2, "Append(b)") // b's write is in flight now; it will fail
+	pC := fakeAppend(t, s, assistantText("c", "a", "while b is written"), "Append(c)")
+	assert.False(t, fakeIsDone(pC), "Append(c), called while b's write is in flight, completed before that write "+
+		"returned: its turn comes after b's (lab 10.5)")
+	// Readers, too, call Entries while the write is in flight (and again
+	// until b's append has completed).
+	type read struct {
+		entries []session.SessionEntry
+		err     error
+	}
+	const readers = 4
+	reads := make(chan []read, readers)
+	for r := 0; r < readers; r++ {
+		go func() {
+			var rs []read
+			for k := 0; k < 1000; k++ {
+				es, err := s.Entries()
+				rs = append(rs, read{es, err})
+				if fakeIsDone(pB) {
+					break
+				}
+			}
+			reads <- rs
+		}()
+	}
+	// Other goroutines keep appending until they see b's append complete:
+	// their calls and the failing write touch the store at the same time.
+	// (The entries are made beforehand: fmt keeps a pool of buffers, and
+	// under -race taking one the failing write just gave back would order
+	// the two goroutines and hide a race.)
+	const others, most = 4, 1000
+	other := make(chan []*session.Pending, others)
+	for g := 0; g < others; g++ {
+		entries := make([]session.SessionEntry, most)
+		for k := range entries {
+			entries[k] = user(fmt.Sprintf("g%d-%d", g, k), "", "from another goroutine")
+		}
+		go func() {
+			var ps []*session.Pending
+			for _, e := range entries {
+				ps = append(ps, s.Append(e))
+				if fakeIsDone(pB) {
+					break
+				}
+			}
+			other <- ps
+		}()
+	}
+	gate.open() // b's write now writes half its line and fails
+
+	err := fakeWaitPending(t, pB, "Append(b)")
+	assert.True(t, errors.Is(err, ioErr) && !errors.Is(err, session.ErrTainted),
+		"Append(b), whose write failed, = %s; want the write error itself", fakeDescribe(err))
+	jsonlRequireTainted(t, fakeWaitPending(t, pC, "Append(c)"), ioErr, "Append(c), called while b's write was in flight,")
+	for g := 0; g < others; g++ {
+		var ps []*session.Pending
+		select {
+		case ps = <-other:
+		case <-time.After(fakeTimeout):
+			t.Fatal("the appends of another goroutine did not return")
+		}
+		for k, p := range ps {
+			jsonlRequireTainted(t, fakeWaitPending(t, p, "Append from another goroutine"), ioErr,
+				fmt.Sprintf("Append(%q), called from another goroutine after b's write had started,", fmt.Sprintf("g%d-%d", g, k)))
+		}
+	}
+	for r := 0; r < readers; r++ {
+		var rs []read
+		select {
+		case rs = <-reads:
+		case <-time.After(fakeTimeout):
+			t.Fatal("Entries() called while b's write was in flight did not return after the write failed")
+		}
+		for _, rd := range rs {
+			jsonlRequireTainted(t, rd.err, ioErr, "Entries(), called while b's write was in flight,")
+			assert.Empty(t, rd.entries, "Entries() returned entries along with the tainted error")
+		}
+	}
+	assert.Equal(t, 2, f.appendCount(), "after b's write failed, nothing may call AppendFile again")
 }

@@ -1,4 +1,4 @@
-package session
+package session_test
 
 import (
 	"errors"
@@ -10,13 +10,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/labs/10-session"
 )
 
 // memAppendAll appends every entry without waiting in between and returns
 // the Pendings in the same order.
-func memAppendAll(t *testing.T, s fakeStore, entries []SessionEntry, what string) []*Pending {
+func memAppendAll(t *testing.T, s fakeStore, entries []session.SessionEntry, what string) []*session.Pending {
 	t.Helper()
-	out := make([]*Pending, len(entries))
+	out := make([]*session.Pending, len(entries))
 	for i, e := range entries {
 		out[i] = fakeAppend(t, s, e, what)
 	}
@@ -25,7 +27,7 @@ func memAppendAll(t *testing.T, s fakeStore, entries []SessionEntry, what string
 
 // memRequireCommitted waits for every Pending and requires that each append
 // was committed.
-func memRequireCommitted(t *testing.T, ps []*Pending, entries []SessionEntry, what string) {
+func memRequireCommitted(t *testing.T, ps []*session.Pending, entries []session.SessionEntry, what string) {
 	t.Helper()
 	for i, p := range ps {
 		err := fakeWaitPending(t, p, what)
@@ -36,7 +38,7 @@ func memRequireCommitted(t *testing.T, ps []*Pending, entries []SessionEntry, wh
 
 // Rule 10.3.1: the store keeps the entry as it was when Append was called.
 func TestLab10_3_SnapshotAtCallTime(t *testing.T) {
-	s := NewInMemorySessionStore()
+	s := session.NewInMemorySessionStore()
 	root := user("a", "", "list files")
 	call := assistantToolCall("b", "a", "c1")
 
@@ -44,37 +46,37 @@ func TestLab10_3_SnapshotAtCallTime(t *testing.T) {
 	pCall := fakeAppend(t, s, call, "Append(assistant b)")
 
 	// The caller keeps using its own values after Append returned.
-	root.Message.(*UserMessage).Content[0].Text = "changed after Append"
-	msg := call.Message.(*AssistantMessage)
-	msg.Content[0] = TextContent{Text: "changed after Append"}
-	args := msg.Content[1].(ToolCall).Arguments
+	root.Message.(*session.UserMessage).Content[0].Text = "changed after Append"
+	msg := call.Message.(*session.AssistantMessage)
+	msg.Content[0] = session.TextContent{Text: "changed after Append"}
+	args := msg.Content[1].(session.ToolCall).Arguments
 	args["path"] = "/etc"
 	args["opts"].(map[string]any)["all"] = false
 	args["opts"].(map[string]any)["skip"].([]any)[0] = "changed"
 	msg.Usage.Input = 999
 
-	memRequireCommitted(t, []*Pending{pRoot, pCall}, []SessionEntry{root, call}, "snapshot")
+	memRequireCommitted(t, []*session.Pending{pRoot, pCall}, []session.SessionEntry{root, call}, "snapshot")
 	got, err := fakeEntries(t, s, "Entries after two appends")
 	require.NoError(t, err, "Entries() after two committed appends")
-	assert.Equal(t, []SessionEntry{user("a", "", "list files"), assistantToolCall("b", "a", "c1")}, got,
+	assert.Equal(t, []session.SessionEntry{user("a", "", "list files"), assistantToolCall("b", "a", "c1")}, got,
 		"the caller changed message text, tool arguments and usage after Append returned; "+
 			"Entries() shows those changes — lab 10.3: Append must take a deep snapshot at the moment of the call")
 }
 
 // Rule 10.3.1: validation happens at call time, on the value as it was then.
 func TestLab10_3_ValidatesAtCallTime(t *testing.T) {
-	s := NewInMemorySessionStore()
+	s := session.NewInMemorySessionStore()
 
 	bad := assistantToolCall("bad", "", "c1")
-	bad.Message.(*AssistantMessage).Content[1].(ToolCall).Arguments["n"] = math.NaN()
+	bad.Message.(*session.AssistantMessage).Content[1].(session.ToolCall).Arguments["n"] = math.NaN()
 	p := fakeAppend(t, s, bad, "Append(entry with NaN argument)")
 	// Repair the caller's value after the call: too late, the call was judged.
-	bad.Message.(*AssistantMessage).Content[1].(ToolCall).Arguments["n"] = 1.0
+	bad.Message.(*session.AssistantMessage).Content[1].(session.ToolCall).Arguments["n"] = 1.0
 	require.True(t, fakeIsDone(p),
 		"Append(entry with a NaN tool argument) returned a Pending that is not completed yet; "+
 			"lab 10.3: an invalid entry is rejected at call time, its Pending resolved at once")
 	err := fakeWaitPending(t, p, "invalid append")
-	var fe *FieldError
+	var fe *session.FieldError
 	require.True(t, errors.As(err, &fe),
 		"Append(entry with NaN in tool arguments) = %s; want a *FieldError from validation", fakeDescribe(err))
 	assert.Equal(t, "entry.message.content[1].arguments.n", fe.Path, "FieldError.Path of the NaN argument")
@@ -82,22 +84,22 @@ func TestLab10_3_ValidatesAtCallTime(t *testing.T) {
 	good := assistantToolCall("good", "", "c2")
 	pGood := fakeAppend(t, s, good, "Append(valid entry)")
 	// Breaking the caller's value after the call changes nothing either.
-	good.Message.(*AssistantMessage).Content[1].(ToolCall).Arguments["n"] = math.Inf(1)
+	good.Message.(*session.AssistantMessage).Content[1].(session.ToolCall).Arguments["n"] = math.Inf(1)
 	require.NoError(t, fakeWaitPending(t, pGood, "valid append"),
 		"a valid entry made invalid by the caller after Append returned must still be committed: "+
 			"the store validated and copied it at call time")
 
 	got, err := fakeEntries(t, s, "Entries")
 	require.NoError(t, err)
-	assert.Equal(t, []SessionEntry{assistantToolCall("good", "", "c2")}, got,
+	assert.Equal(t, []session.SessionEntry{assistantToolCall("good", "", "c2")}, got,
 		"only the valid entry, as it was at call time, is stored")
 }
 
 // Rule 10.3.2, 10.3.3: a child appended right after its parent, without
 // waiting, sees the parent committed in its turn.
 func TestLab10_3_ParentThenChildWithoutWaiting(t *testing.T) {
-	s := NewInMemorySessionStore()
-	entries := []SessionEntry{
+	s := session.NewInMemorySessionStore()
+	entries := []session.SessionEntry{
 		user("a", "", "list files"),
 		assistantToolCall("b", "a", "c1"),
 		toolResult("r", "b", "c1"),
@@ -115,12 +117,12 @@ func TestLab10_3_ParentThenChildWithoutWaiting(t *testing.T) {
 // Rule 10.3.3, 10.3.4: a child appended before its parent is rejected in its
 // turn; the parent behind it is still committed.
 func TestLab10_3_ChildBeforeParentRejected(t *testing.T) {
-	s := NewInMemorySessionStore()
+	s := session.NewInMemorySessionStore()
 	pChild := fakeAppend(t, s, assistantText("b", "a", "hi"), "Append(child b of a)")
 	pParent := fakeAppend(t, s, user("a", "", "hello"), "Append(parent a)")
 
 	err := fakeWaitPending(t, pChild, "child before parent")
-	var mp *MissingParentError
+	var mp *session.MissingParentError
 	require.True(t, errors.As(err, &mp),
 		"Append(b with parent a) before Append(a) = %s; want *MissingParentError — "+
 			"lab 10.3: when b's turn comes, a is not committed", fakeDescribe(err))
@@ -142,13 +144,13 @@ func TestLab10_3_ChildBeforeParentRejected(t *testing.T) {
 // Rule 10.3.3: the second of two appends with one id, made without waiting,
 // is rejected in its turn.
 func TestLab10_3_DuplicateIDJudgedAtTurn(t *testing.T) {
-	s := NewInMemorySessionStore()
+	s := session.NewInMemorySessionStore()
 	p1 := fakeAppend(t, s, user("x", "", "first"), "Append(x)")
 	p2 := fakeAppend(t, s, user("x", "", "second, different text"), "Append(x again)")
 
 	require.NoError(t, fakeWaitPending(t, p1, "first x"), "the first Append(x) must be committed")
 	err := fakeWaitPending(t, p2, "second x")
-	var de *DuplicateIDError
+	var de *session.DuplicateIDError
 	require.True(t, errors.As(err, &de),
 		"second Append(x) without waiting = %s; want *DuplicateIDError — lab 10.3: in its turn the "+
 			"first x is committed, so the second is a duplicate even though its content differs", fakeDescribe(err))
@@ -156,14 +158,14 @@ func TestLab10_3_DuplicateIDJudgedAtTurn(t *testing.T) {
 
 	got, err := fakeEntries(t, s, "Entries")
 	require.NoError(t, err)
-	assert.Equal(t, []SessionEntry{user("x", "", "first")}, got, "only the first x is stored")
+	assert.Equal(t, []session.SessionEntry{user("x", "", "first")}, got, "only the first x is stored")
 }
 
 // Rule 10.3.4: invalid, duplicate and orphan appends reject only themselves.
 func TestLab10_3_RejectedAppendRejectsOnlyItself(t *testing.T) {
-	s := NewInMemorySessionStore()
+	s := session.NewInMemorySessionStore()
 	invalid := user("", "", "no id")
-	entries := []SessionEntry{
+	entries := []session.SessionEntry{
 		user("a", "", "hello"),           // ok
 		invalid,                          // *FieldError at call time
 		user("a", "", "again"),           // duplicate in its turn
@@ -175,14 +177,14 @@ func TestLab10_3_RejectedAppendRejectsOnlyItself(t *testing.T) {
 
 	require.NoError(t, fakeWaitPending(t, ps[0], "a"), "Append(a) must be committed")
 	err := fakeWaitPending(t, ps[1], "entry without id")
-	var fe *FieldError
+	var fe *session.FieldError
 	require.True(t, errors.As(err, &fe), "Append(entry with ID \"\") = %s; want *FieldError", fakeDescribe(err))
 	assert.Equal(t, "entry.id", fe.Path, "FieldError.Path of the empty id")
 	err = fakeWaitPending(t, ps[2], "duplicate a")
-	var de *DuplicateIDError
+	var de *session.DuplicateIDError
 	require.True(t, errors.As(err, &de), "second Append(a) = %s; want *DuplicateIDError", fakeDescribe(err))
 	err = fakeWaitPending(t, ps[3], "orphan o")
-	var mp *MissingParentError
+	var mp *session.MissingParentError
 	require.True(t, errors.As(err, &mp), "Append(o with parent nope) = %s; want *MissingParentError", fakeDescribe(err))
 	assert.Equal(t, "o", mp.ChildID)
 	assert.Equal(t, "nope", mp.ParentID)
@@ -194,13 +196,13 @@ func TestLab10_3_RejectedAppendRejectsOnlyItself(t *testing.T) {
 
 	got, err := fakeEntries(t, s, "Entries")
 	require.NoError(t, err)
-	assert.Equal(t, []SessionEntry{user("a", "", "hello"), assistantText("b", "a", "hi"), metadata("m", "b")}, got,
+	assert.Equal(t, []session.SessionEntry{user("a", "", "hello"), assistantText("b", "a", "hi"), metadata("m", "b")}, got,
 		"only the three accepted entries are stored, in call order")
 }
 
 // Rule 10.3.5: Entries returns deep copies; changing them changes nothing stored.
 func TestLab10_3_EntriesReturnsDeepCopies(t *testing.T) {
-	s := NewInMemorySessionStore()
+	s := session.NewInMemorySessionStore()
 	tree := chapterTree()
 	memRequireCommitted(t, memAppendAll(t, s, tree, "chapter tree"), tree, "chapter tree")
 
@@ -209,13 +211,13 @@ func TestLab10_3_EntriesReturnsDeepCopies(t *testing.T) {
 	require.Equal(t, chapterTree(), first, "Entries() after appending the chapter tree")
 
 	first[0].ID = "changed"
-	first[0].Message.(*UserMessage).Content[0].Text = "changed"
-	call := first[1].Message.(*AssistantMessage)
-	call.Content[0] = TextContent{Text: "changed"}
-	call.Content[1].(ToolCall).Arguments["path"] = "/etc"
-	call.Content[1].(ToolCall).Arguments["opts"].(map[string]any)["skip"].([]any)[1] = "changed"
+	first[0].Message.(*session.UserMessage).Content[0].Text = "changed"
+	call := first[1].Message.(*session.AssistantMessage)
+	call.Content[0] = session.TextContent{Text: "changed"}
+	call.Content[1].(session.ToolCall).Arguments["path"] = "/etc"
+	call.Content[1].(session.ToolCall).Arguments["opts"].(map[string]any)["skip"].([]any)[1] = "changed"
 	call.Usage.TotalTokens = 1
-	first[2].Message.(*ToolResultMessage).Details.(map[string]any)["count"] = 99.0
+	first[2].Message.(*session.ToolResultMessage).Details.(map[string]any)["count"] = 99.0
 	first[4].Value.(map[string]any)["tags"].([]any)[0] = "changed"
 	first[3], first[4] = first[4], first[3]
 
@@ -233,7 +235,7 @@ func TestLab10_3_EntriesSeesEveryEarlierAppend(t *testing.T) {
 	// the check runs on many fresh stores: a wrong Entries is caught by
 	// one of them, a right one passes every time.
 	const rounds, n = 100, 50
-	var entries []SessionEntry
+	var entries []session.SessionEntry
 	parent := ""
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("e%02d", i)
@@ -241,7 +243,7 @@ func TestLab10_3_EntriesSeesEveryEarlierAppend(t *testing.T) {
 		parent = id
 	}
 	for round := 1; round <= rounds; round++ {
-		s := NewInMemorySessionStore()
+		s := session.NewInMemorySessionStore()
 		ps := memAppendAll(t, s, entries, "50 chained appends, no waits")
 		// No Wait before Entries: it must see all fifty anyway.
 		got, err := fakeEntries(t, s, "Entries right after 50 appends")
@@ -257,7 +259,7 @@ func TestLab10_3_EntriesSeesEveryEarlierAppend(t *testing.T) {
 // each goroutine's entries keep its call order. Run with -race.
 func TestLab10_3_ConcurrentAppends(t *testing.T) {
 	const goroutines, perG = 8, 25
-	s := NewInMemorySessionStore()
+	s := session.NewInMemorySessionStore()
 
 	errs := make(chan error, 2*goroutines*perG) // room for every error: senders never block
 	var wg sync.WaitGroup
@@ -265,7 +267,7 @@ func TestLab10_3_ConcurrentAppends(t *testing.T) {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
-			var ps []*Pending
+			var ps []*session.Pending
 			for j := 0; j < perG; j++ {
 				id := fmt.Sprintf("g%d-%02d", g, j)
 				ps = append(ps, s.Append(user(id, "", id)))
@@ -311,4 +313,154 @@ func TestLab10_3_ConcurrentAppends(t *testing.T) {
 					"lab 10.3: appends complete in call order (FIFO)", g, prev, cur)
 		}
 	}
+}
+
+// memWaitGroup waits for wg, or fails the test after fakeTimeout.
+func memWaitGroup(t *testing.T, wg *sync.WaitGroup, what string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(fakeTimeout):
+		t.Fatalf("%s did not finish — a deadlock in Append or Entries?", what)
+	}
+}
+
+// Rule 10.3.6, 10.3.2: goroutines released at the same instant append chains
+// at once; every chain is committed whole and in order. The race detector
+// reports unguarded state (the queue's tail, the committed entries) in the
+// first round; without it, many rounds make a lost or reordered append show.
+func TestLab10_3_ManyGoroutinesAppendAtOnce(t *testing.T) {
+	const goroutines, perG = 8, 60
+	rounds := 300
+	if raceDetector {
+		rounds = 3
+	}
+	for round := 1; round <= rounds; round++ {
+		s := session.NewInMemorySessionStore()
+		start := make(chan struct{})
+		errs := make(chan error, goroutines*perG) // room for every error: senders never block
+		var wg sync.WaitGroup
+		for g := 0; g < goroutines; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				<-start // all goroutines start appending together
+				ps := make([]*session.Pending, perG)
+				parent := ""
+				for j := range ps {
+					id := fmt.Sprintf("g%d-%02d", g, j)
+					ps[j] = s.Append(user(id, parent, id))
+					parent = id
+				}
+				for j, p := range ps {
+					if err := p.Wait(); err != nil {
+						errs <- fmt.Errorf("Append(%q) = %s", fmt.Sprintf("g%d-%02d", g, j), fakeDescribe(err))
+					}
+				}
+			}(g)
+		}
+		close(start)
+		memWaitGroup(t, &wg, fmt.Sprintf("round %d: %d goroutines appending %d entries each", round, goroutines, perG))
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d of %d: %d goroutines each appended a chain (every entry the child of the one before) "+
+				"without waiting: %v; want every append committed — lab 10.3: each goroutine's appends complete in its "+
+				"call order and two callers never share a turn; guard the queue's tail with the lock", round, rounds, goroutines, err)
+		}
+		got, err := fakeEntries(t, s, "Entries after the appends")
+		require.NoError(t, err)
+		require.Len(t, got, goroutines*perG, "round %d: Entries() after %d committed appends returned %d entries: "+
+			"an append was lost (lab 10.3)", round, goroutines*perG, len(got))
+		next := make([]int, goroutines) // the next index expected of each goroutine's chain
+		for _, e := range got {
+			var g, j int
+			_, err := fmt.Sscanf(e.ID, "g%d-%02d", &g, &j)
+			require.NoError(t, err, "round %d: Entries() holds an entry %q that nobody appended", round, e.ID)
+			require.Equal(t, next[g], j, "round %d: Entries() holds %q where goroutine %d's entry #%d was due: "+
+				"appends of one goroutine must be committed in its call order (lab 10.3)", round, e.ID, g, next[g])
+			next[g]++
+		}
+	}
+}
+
+// Rule 10.3.5, 10.3.6: Entries copies the committed entries in its own turn:
+// one goroutine reads a large store again and again while another keeps
+// appending, and every read is a whole, consistent prefix of the history.
+// Copying after the turn (outside the queue) races with the appends behind
+// it: the race detector reports it at once, and without it the copy is
+// torn or runs past what it measured.
+func TestLab10_3_EntriesWhileOthersAppend(t *testing.T) {
+	const prefill = 5000
+	reads := 60
+	if raceDetector {
+		reads = 2
+	}
+	s := session.NewInMemorySessionStore()
+	var want []string // the ids, in the order they are appended
+	parent := ""
+	var last *session.Pending
+	for j := 0; j < prefill; j++ {
+		id := fmt.Sprintf("p%05d", j)
+		last = s.Append(user(id, parent, id))
+		want = append(want, id)
+		parent = id
+	}
+	require.NoError(t, fakeWaitPending(t, last, "the last of 5000 appends"))
+	const most = 200_000 // the writer stops here at the latest
+	for j := 0; j < most; j++ {
+		want = append(want, fmt.Sprintf("x%06d", j))
+	}
+
+	start, stop := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { // the writer: appends in short bursts until the reader is done
+		defer wg.Done()
+		<-start
+		parent := want[prefill-1]
+		for j := prefill; j < len(want); j++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			p := s.Append(user(want[j], parent, want[j]))
+			parent = want[j]
+			if j%4 == 3 {
+				_ = p.Wait() // a pause lets the reader run beside the appends
+			}
+		}
+	}()
+	var bad string
+	go func() { // the reader
+		defer wg.Done()
+		defer close(stop)
+		<-start
+		for k := 1; k <= reads; k++ {
+			got, err := s.Entries()
+			switch {
+			case err != nil:
+				bad = fmt.Sprintf("Entries() #%d = %s", k, fakeDescribe(err))
+			case len(got) < prefill || len(got) > len(want):
+				bad = fmt.Sprintf("Entries() #%d returned %d entries, want at least the %d committed before it", k, len(got), prefill)
+			default:
+				for i, e := range got {
+					if e.ID != want[i] {
+						bad = fmt.Sprintf("Entries() #%d holds %q at position %d, where %q was committed: the copy mixes "+
+							"two moments of the history", k, e.ID, i, want[i])
+						break
+					}
+				}
+			}
+			if bad != "" {
+				return
+			}
+		}
+	}()
+	close(start)
+	memWaitGroup(t, &wg, "reading while appending")
+	assert.Empty(t, bad, "a reader called Entries() while a writer kept appending: %s — lab 10.3: Entries takes its "+
+		"turn in the queue and copies the entries inside that turn, so it sees exactly the appends before it", bad)
 }

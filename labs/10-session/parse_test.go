@@ -1,4 +1,4 @@
-package session
+package session_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/labs/10-session"
 )
 
 // Public tests of exercise 10.2, ParseSessionEntry. Run them with
@@ -80,8 +82,8 @@ func parseRunBad(t *testing.T, cases []parseBadCase, why string) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := ParseSessionEntry(tc.input())
-			var fe *FieldError
+			got, err := session.ParseSessionEntry(tc.input())
+			var fe *session.FieldError
 			require.ErrorAs(t, err, &fe, "ParseSessionEntry(%s) returned (%+v, %v), want a *FieldError with Path %q (lab 10.2: %s)", tc.name, got, err, tc.path, why)
 			assert.Equal(t, tc.path, fe.Path, "ParseSessionEntry(%s) returned FieldError{Path: %q, Problem: %q}, want Path %q (lab 10.2: %s)", tc.name, fe.Path, fe.Problem, tc.path, why)
 		})
@@ -90,21 +92,21 @@ func parseRunBad(t *testing.T, cases []parseBadCase, why string) {
 
 // parseMustParse parses v and fails the test with a readable message if it
 // is rejected.
-func parseMustParse(t *testing.T, what string, v any) SessionEntry {
+func parseMustParse(t *testing.T, what string, v any) session.SessionEntry {
 	t.Helper()
-	got, err := ParseSessionEntry(v)
+	got, err := session.ParseSessionEntry(v)
 	require.NoError(t, err, "ParseSessionEntry(%s) error = %v, want no error: this is a valid session entry", what, err)
 	return got
 }
 
 // parseToolCallOf returns block 1 of a parsed assistant entry as a ToolCall,
 // failing the test (instead of panicking) if it is something else.
-func parseToolCallOf(t *testing.T, e SessionEntry) ToolCall {
+func parseToolCallOf(t *testing.T, e session.SessionEntry) session.ToolCall {
 	t.Helper()
-	msg, ok := e.Message.(*AssistantMessage)
+	msg, ok := e.Message.(*session.AssistantMessage)
 	require.True(t, ok, "parsed entry %q: Message is %T, want *AssistantMessage", e.ID, e.Message)
 	require.Len(t, msg.Content, 2, "parsed entry %q: want 2 content blocks (text, tool call)", e.ID)
-	call, ok := msg.Content[1].(ToolCall)
+	call, ok := msg.Content[1].(session.ToolCall)
 	require.True(t, ok, "parsed entry %q: block 1 is %T, want ToolCall", e.ID, msg.Content[1])
 	return call
 }
@@ -126,16 +128,16 @@ func TestLab10_2_RejectsNonObjects(t *testing.T) {
 		{name: "message is a string", input: parseEdit(parseUserLine, func(e map[string]any) { e["message"] = "list files" }), path: "entry.message"},
 		{name: "message is a list", input: parseEdit(parseUserLine, func(e map[string]any) { e["message"] = []any{} }), path: "entry.message"},
 		{name: "message is a *UserMessage struct", input: parseEdit(parseUserLine, func(e map[string]any) {
-			e["message"] = &UserMessage{Content: []TextContent{{Text: "hi"}}, Timestamp: 1}
+			e["message"] = &session.UserMessage{Content: []session.TextContent{{Text: "hi"}}, Timestamp: 1}
 		}), path: "entry.message"},
 		{name: "content block is a string", input: parseEdit(parseUserLine, func(e map[string]any) {
 			parseMessageOf(e)["content"] = []any{"list files"}
 		}), path: "entry.message.content[0]"},
 		{name: "second assistant block is a ToolCall struct", input: parseEdit(parseAssistantLine, func(e map[string]any) {
-			parseMessageOf(e)["content"].([]any)[1] = ToolCall{ID: "c1", Name: "ls", Arguments: map[string]any{}}
+			parseMessageOf(e)["content"].([]any)[1] = session.ToolCall{ID: "c1", Name: "ls", Arguments: map[string]any{}}
 		}), path: "entry.message.content[1]"},
 		{name: "usage is a *Usage struct", input: parseEdit(parseAssistantLine, func(e map[string]any) {
-			parseMessageOf(e)["usage"] = &Usage{Input: 3, Output: 5, TotalTokens: 8}
+			parseMessageOf(e)["usage"] = &session.Usage{Input: 3, Output: 5, TotalTokens: 8}
 		}), path: "entry.message.usage"},
 		{name: "tool arguments are null", input: parseEdit(parseAssistantLine, func(e map[string]any) {
 			parseBlockOf(e, 1)["arguments"] = nil
@@ -251,7 +253,7 @@ func TestLab10_2_AcceptsValidEntries(t *testing.T) {
 	cases := []struct {
 		name  string
 		input func() any
-		want  SessionEntry
+		want  session.SessionEntry
 	}{
 		{name: "the user line", input: func() any { return parseLine(parseUserLine) }, want: user("a", "", "list files")},
 		{name: "the assistant line with a tool call", input: func() any { return parseLine(parseAssistantLine) }, want: assistantToolCall("b", "a", "c1")},
@@ -262,46 +264,46 @@ func TestLab10_2_AcceptsValidEntries(t *testing.T) {
 			input: func() any {
 				return parseLine(`{"type":"message","id":"x","parentId":"a","timestamp":5,"message":{"role":"assistant","content":[{"type":"text","text":""}],"timestamp":6}}`)
 			},
-			want: SessionEntry{Type: EntryMessage, ID: "x", ParentID: "a", Timestamp: 5,
-				Message: &AssistantMessage{Content: []AssistantContent{TextContent{Text: ""}}, Timestamp: 6}},
+			want: session.SessionEntry{Type: session.EntryMessage, ID: "x", ParentID: "a", Timestamp: 5,
+				Message: &session.AssistantMessage{Content: []session.AssistantContent{session.TextContent{Text: ""}}, Timestamp: 6}},
 		},
 		{
 			name: "assistant that failed: errorMessage, stopReason error, zero usage, empty content",
 			input: func() any {
 				return parseLine(`{"type":"message","id":"x","parentId":null,"timestamp":5,"message":{"role":"assistant","content":[],"model":"m2","usage":{"input":0,"output":0,"totalTokens":0},"stopReason":"error","errorMessage":"rate limited","timestamp":6}}`)
 			},
-			want: SessionEntry{Type: EntryMessage, ID: "x", Timestamp: 5,
-				Message: &AssistantMessage{Content: []AssistantContent{}, Model: "m2", Usage: &Usage{}, StopReason: StopReasonError, ErrorMessage: "rate limited", Timestamp: 6}},
+			want: session.SessionEntry{Type: session.EntryMessage, ID: "x", Timestamp: 5,
+				Message: &session.AssistantMessage{Content: []session.AssistantContent{}, Model: "m2", Usage: &session.Usage{}, StopReason: session.StopReasonError, ErrorMessage: "rate limited", Timestamp: 6}},
 		},
 		{
 			name: "tool result without details, isError true",
 			input: func() any {
 				return parseLine(`{"type":"message","id":"r2","parentId":"b","timestamp":3,"message":{"role":"toolResult","toolCallId":"c1","toolName":"ls","content":[{"type":"text","text":"no such dir"}],"isError":true,"timestamp":3}}`)
 			},
-			want: SessionEntry{Type: EntryMessage, ID: "r2", ParentID: "b", Timestamp: 3,
-				Message: &ToolResultMessage{ToolCallID: "c1", ToolName: "ls", Content: []TextContent{{Text: "no such dir"}}, IsError: true, Timestamp: 3}},
+			want: session.SessionEntry{Type: session.EntryMessage, ID: "r2", ParentID: "b", Timestamp: 3,
+				Message: &session.ToolResultMessage{ToolCallID: "c1", ToolName: "ls", Content: []session.TextContent{{Text: "no such dir"}}, IsError: true, Timestamp: 3}},
 		},
 		{
 			name: "tool result whose details are a string",
 			input: func() any {
 				return parseLine(`{"type":"message","id":"r3","parentId":"b","timestamp":3,"message":{"role":"toolResult","toolCallId":"c1","toolName":"ls","content":[],"details":"plain","isError":false,"timestamp":3}}`)
 			},
-			want: SessionEntry{Type: EntryMessage, ID: "r3", ParentID: "b", Timestamp: 3,
-				Message: &ToolResultMessage{ToolCallID: "c1", ToolName: "ls", Content: []TextContent{}, Details: "plain", Timestamp: 3}},
+			want: session.SessionEntry{Type: session.EntryMessage, ID: "r3", ParentID: "b", Timestamp: 3,
+				Message: &session.ToolResultMessage{ToolCallID: "c1", ToolName: "ls", Content: []session.TextContent{}, Details: "plain", Timestamp: 3}},
 		},
 		{
 			name: "metadata whose value is null",
 			input: func() any {
 				return parseLine(`{"type":"metadata","id":"m2","parentId":null,"timestamp":4,"key":"title","value":null}`)
 			},
-			want: SessionEntry{Type: EntryMetadata, ID: "m2", Timestamp: 4, Key: "title", Value: nil},
+			want: session.SessionEntry{Type: session.EntryMetadata, ID: "m2", Timestamp: 4, Key: "title", Value: nil},
 		},
 		{
 			name: "metadata whose value is a list",
 			input: func() any {
 				return parseLine(`{"type":"metadata","id":"m3","parentId":"a","timestamp":4,"key":"tags","value":[1,"two",false,null,[],{}]}`)
 			},
-			want: SessionEntry{Type: EntryMetadata, ID: "m3", ParentID: "a", Timestamp: 4, Key: "tags",
+			want: session.SessionEntry{Type: session.EntryMetadata, ID: "m3", ParentID: "a", Timestamp: 4, Key: "tags",
 				Value: []any{1.0, "two", false, nil, []any{}, map[string]any{}}},
 		},
 	}
@@ -314,22 +316,57 @@ func TestLab10_2_AcceptsValidEntries(t *testing.T) {
 	}
 }
 
+// maxTokens is the largest usage count the lab accepts: 2^53, the largest
+// of the whole numbers that a float64 (and a JavaScript number) all hold exactly.
+const maxTokens = 1 << 53
+
+// Rule 10.2.7: numbers at the edge of what is valid are accepted: usage counts up to and including 2^53, negative and fractional timestamps.
+func TestLab10_2_AcceptsEdgeNumbers(t *testing.T) {
+	t.Parallel()
+	e := parseLine(parseAssistantLine)
+	e["timestamp"] = -1.5
+	parseMessageOf(e)["timestamp"] = 0.25
+	parseMessageOf(e)["usage"] = map[string]any{"input": float64(maxTokens), "output": 0.0, "totalTokens": float64(maxTokens)}
+	got, err := session.ParseSessionEntry(e)
+	require.NoError(t, err, "ParseSessionEntry(assistant entry with timestamp -1.5, message timestamp 0.25, usage {input: 2^53, output: 0, totalTokens: 2^53}) error = %v, want no error: any finite timestamp is valid, negative and fractional ones too, and a usage count may be any whole number from 0 to 2^53 inclusive (lab 10.2)", err)
+	want := assistantToolCall("b", "a", "c1")
+	want.Timestamp = -1.5
+	msg := want.Message.(*session.AssistantMessage)
+	msg.Timestamp = 0.25
+	msg.Usage = &session.Usage{Input: maxTokens, Output: 0, TotalTokens: maxTokens}
+	assert.Equal(t, want, got, "ParseSessionEntry read the edge numbers wrong: the timestamps are kept as they are, and 2^53 tokens is the int 9007199254740992")
+
+	meta := parseLine(parseMetadataLine)
+	meta["timestamp"] = -86400000.75
+	got, err = session.ParseSessionEntry(meta)
+	require.NoError(t, err, "ParseSessionEntry(metadata entry with timestamp -86400000.75) error = %v, want no error: a timestamp before 1970, with a fraction, is still a finite number (lab 10.2)", err)
+	assert.Equal(t, -86400000.75, got.Timestamp, "the metadata entry's timestamp")
+
+	// The next float64 after 2^53 is 2^53 + 2: over the bound.
+	over := parseLine(parseAssistantLine)
+	parseMessageOf(over)["usage"].(map[string]any)["input"] = float64(maxTokens + 2)
+	_, err = session.ParseSessionEntry(over)
+	var fe *session.FieldError
+	require.ErrorAs(t, err, &fe, "ParseSessionEntry(usage input 2^53 + 2) error = %v, want a *FieldError: counts above 2^53 are rejected (lab 10.2)", err)
+	assert.Equal(t, "entry.message.usage.input", fe.Path, "FieldError.Path of the usage count above 2^53")
+}
+
 // Rule 10.2.2: every fixture survives EntryValue and a real JSON line, and comes back as the right message type.
 func TestLab10_2_RoundTripsEveryFixture(t *testing.T) {
 	t.Parallel()
 	fixtures := append(chapterTree(),
-		SessionEntry{Type: EntryMessage, ID: "e", ParentID: "d", Timestamp: 7,
-			Message: &AssistantMessage{Content: []AssistantContent{}, Model: "m", StopReason: StopReasonAborted, ErrorMessage: "user pressed ctrl-c", Timestamp: 7}},
-		SessionEntry{Type: EntryMessage, ID: "f", ParentID: "e", Timestamp: 8,
-			Message: &ToolResultMessage{ToolCallID: "c2", ToolName: "cat", Content: []TextContent{}, IsError: true, Timestamp: 8}},
-		SessionEntry{Type: EntryMetadata, ID: "g", ParentID: "f", Timestamp: 9, Key: "note", Value: nil},
-		SessionEntry{Type: EntryMetadata, ID: "h", ParentID: "g", Timestamp: 10, Key: "n", Value: 0.5},
+		session.SessionEntry{Type: session.EntryMessage, ID: "e", ParentID: "d", Timestamp: 7,
+			Message: &session.AssistantMessage{Content: []session.AssistantContent{}, Model: "m", StopReason: session.StopReasonAborted, ErrorMessage: "user pressed ctrl-c", Timestamp: 7}},
+		session.SessionEntry{Type: session.EntryMessage, ID: "f", ParentID: "e", Timestamp: 8,
+			Message: &session.ToolResultMessage{ToolCallID: "c2", ToolName: "cat", Content: []session.TextContent{}, IsError: true, Timestamp: 8}},
+		session.SessionEntry{Type: session.EntryMetadata, ID: "g", ParentID: "f", Timestamp: 9, Key: "note", Value: nil},
+		session.SessionEntry{Type: session.EntryMetadata, ID: "h", ParentID: "g", Timestamp: 10, Key: "n", Value: 0.5},
 	)
 	for _, e := range fixtures {
 		e := e
 		t.Run(e.ID, func(t *testing.T) {
 			t.Parallel()
-			got := parseMustParse(t, "EntryValue(fixture "+e.ID+")", EntryValue(e))
+			got := parseMustParse(t, "EntryValue(fixture "+e.ID+")", session.EntryValue(e))
 			assert.Equal(t, e, got, "ParseSessionEntry(EntryValue(fixture %q)) did not give back the fixture: a valid entry must round-trip with every field kept", e.ID)
 			if e.Message != nil {
 				assert.IsType(t, e.Message, got.Message, "ParseSessionEntry(EntryValue(fixture %q)).Message is %T, want %T (dispatch on role)", e.ID, got.Message, e.Message)
@@ -430,8 +467,8 @@ func TestLab10_2_ReportsCycleAtItsPath(t *testing.T) {
 	}
 	parseRunBad(t, cases, "keep the containers you are inside of (ContainerIdentity); meeting one again means the value contains itself, which json.Marshal cannot write")
 	for _, tc := range cases {
-		_, err := ParseSessionEntry(tc.input())
-		var fe *FieldError
+		_, err := session.ParseSessionEntry(tc.input())
+		var fe *session.FieldError
 		if errors.As(err, &fe) {
 			assert.Contains(t, fe.Problem, "cycle", "ParseSessionEntry(%s): FieldError.Problem = %q, want it to say %q so a person knows the value contains itself", tc.name, fe.Problem, "cycle")
 		}
@@ -446,7 +483,7 @@ func TestLab10_2_AcceptsSameObjectUnderSiblings(t *testing.T) {
 	s := shared()
 	e := parseLine(parseMetadataLine)
 	e["value"] = map[string]any{"a": s, "b": s, "both": []any{s, s}, "deep": map[string]any{"again": s}}
-	got, err := ParseSessionEntry(e)
+	got, err := session.ParseSessionEntry(e)
 	require.NoError(t, err, `ParseSessionEntry(metadata value {"a": s, "b": s, "both": [s, s], "deep": {"again": s}}, one map s used four times) error = %v, want no error: s is never inside itself, so this is not a cycle (lab 10.2: remove a container from the ancestor set when you leave it; do not keep a global "seen" set)`, err)
 	assert.Equal(t, map[string]any{"a": shared(), "b": shared(), "both": []any{shared(), shared()}, "deep": map[string]any{"again": shared()}}, got.Value,
 		"ParseSessionEntry kept the wrong value: a map used under several siblings is fine (lab 10.2: track ancestors on the current path only, not every container seen so far)")
@@ -455,7 +492,7 @@ func TestLab10_2_AcceptsSameObjectUnderSiblings(t *testing.T) {
 	e = parseLine(parseAssistantLine)
 	parseArgsOf(e)["include"] = l
 	parseArgsOf(e)["exclude"] = l
-	got, err = ParseSessionEntry(e)
+	got, err = session.ParseSessionEntry(e)
 	require.NoError(t, err, "ParseSessionEntry(tool arguments with one list under include and exclude) error = %v, want no error: the same list under two keys is not a cycle (lab 10.2: ancestors on the current path only)", err)
 	call := parseToolCallOf(t, got)
 	assert.Equal(t, []any{"x", "y"}, call.Arguments["include"], "arguments.include lost its value")
@@ -602,8 +639,8 @@ func TestLab10_2_GoStructDecodingIsNotValidation(t *testing.T) {
 
 			var decoded any
 			require.NoError(t, json.Unmarshal([]byte(tc.line), &decoded), "json.Unmarshal into any failed on %s", tc.line)
-			got, err := ParseSessionEntry(decoded)
-			var fe *FieldError
+			got, err := session.ParseSessionEntry(decoded)
+			var fe *session.FieldError
 			require.ErrorAs(t, err, &fe, "line %s (%s): json.Unmarshal into a struct accepted it silently, and ParseSessionEntry returned (%+v, %v); want a *FieldError with Path %q (lab 10.2: the parser must not trust what encoding/json let through)", tc.line, tc.name, got, err, tc.path)
 			assert.Equal(t, tc.path, fe.Path, "line %s (%s): FieldError.Path = %q (Problem %q), want %q", tc.line, tc.name, fe.Path, fe.Problem, tc.path)
 		})
@@ -611,7 +648,7 @@ func TestLab10_2_GoStructDecodingIsNotValidation(t *testing.T) {
 	// The same shape without the fault is accepted: the parser is strict, not hostile.
 	var decoded any
 	require.NoError(t, json.Unmarshal([]byte(`{"type":"message","id":"a","parentId":null,"timestamp":1,`+msg+`}`), &decoded))
-	got, err := ParseSessionEntry(decoded)
+	got, err := session.ParseSessionEntry(decoded)
 	require.NoError(t, err, "ParseSessionEntry(a valid user line) error = %v, want no error", err)
 	assert.Equal(t, user("a", "", "hi"), got, "ParseSessionEntry(a valid user line) returned the wrong entry")
 }
@@ -623,8 +660,8 @@ func TestLab10_2_OptionalFieldsAreAbsentNotNull(t *testing.T) {
 		t.Run(k, func(t *testing.T) {
 			e := parseLine(parseAssistantLine)
 			parseMessageOf(e)[k] = nil
-			_, err := ParseSessionEntry(e)
-			var fe *FieldError
+			_, err := session.ParseSessionEntry(e)
+			var fe *session.FieldError
 			require.ErrorAs(t, err, &fe, "ParseSessionEntry(an assistant entry with %q: null) error = %v, want a *FieldError: an optional field is left out when it has no value, it is never null (lab 10.2)", k, err)
 			assert.Equal(t, "entry.message."+k, fe.Path, "the FieldError must point at the null field")
 		})
@@ -636,14 +673,14 @@ func TestLab10_2_OptionalFieldsAreAbsentNotNull(t *testing.T) {
 func TestLab10_2_RejectsEmptyToolNames(t *testing.T) {
 	e := parseLine(parseToolResultLine)
 	parseMessageOf(e)["toolName"] = ""
-	_, err := ParseSessionEntry(e)
-	var fe *FieldError
+	_, err := session.ParseSessionEntry(e)
+	var fe *session.FieldError
 	require.ErrorAs(t, err, &fe, `ParseSessionEntry(a tool result with "toolName": "") error = %v, want a *FieldError: toolName must not be empty (lab 10.2)`, err)
 	assert.Equal(t, "entry.message.toolName", fe.Path)
 
 	e = parseLine(parseAssistantLine)
 	parseBlockOf(e, 1)["name"] = ""
-	_, err = ParseSessionEntry(e)
+	_, err = session.ParseSessionEntry(e)
 	require.ErrorAs(t, err, &fe, `ParseSessionEntry(a tool call with "name": "") error = %v, want a *FieldError: a tool call's name must not be empty (lab 10.2)`, err)
 	assert.Equal(t, "entry.message.content[1].name", fe.Path)
 }

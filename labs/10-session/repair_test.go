@@ -1,4 +1,4 @@
-package session
+package session_test
 
 // Tests of the optional exercise 10.7, RepairUnterminatedTail, with a fake
 // RepairFS.
@@ -21,6 +21,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/labs/10-session"
 )
 
 // repairPath is the session file the 10.7 tests repair in the fake.
@@ -58,7 +60,7 @@ type repairFake struct {
 	fails map[string]map[int]repairFailure // by method, then by call number from 1
 }
 
-var _ RepairFS = (*repairFake)(nil)
+var _ session.RepairFS = (*repairFake)(nil)
 
 // newRepairFake returns a fake holding files (path -> content).
 func newRepairFake(files map[string]string) *repairFake {
@@ -194,15 +196,15 @@ func (f *repairFake) changes() []repairCall {
 }
 
 // repairRun calls RepairUnterminatedTail(fsys, path), bounded in time.
-func repairRun(t *testing.T, fsys RepairFS, path, what string) (RepairResult, error) {
+func repairRun(t *testing.T, fsys session.RepairFS, path, what string) (session.RepairResult, error) {
 	t.Helper()
 	type result struct {
-		res RepairResult
+		res session.RepairResult
 		err error
 	}
 	ch := make(chan result, 1)
 	go func() {
-		res, err := RepairUnterminatedTail(fsys, path)
+		res, err := session.RepairUnterminatedTail(fsys, path)
 		ch <- result{res, err}
 	}()
 	select {
@@ -210,12 +212,12 @@ func repairRun(t *testing.T, fsys RepairFS, path, what string) (RepairResult, er
 		return r.res, r.err
 	case <-time.After(fakeTimeout):
 		t.Fatalf("%s: RepairUnterminatedTail(%q) did not return", what, path)
-		return RepairResult{}, nil
+		return session.RepairResult{}, nil
 	}
 }
 
 // repairMustRun repairs and requires success.
-func repairMustRun(t *testing.T, fsys RepairFS, path, what string) RepairResult {
+func repairMustRun(t *testing.T, fsys session.RepairFS, path, what string) session.RepairResult {
 	t.Helper()
 	res, err := repairRun(t, fsys, path, what)
 	require.NoError(t, err, "%s: RepairUnterminatedTail(%q) = %s", what, path, fakeDescribe(err))
@@ -239,7 +241,7 @@ func repairRequireUnchanged(t *testing.T, f *repairFake, err, cause error, text,
 	assert.Equal(t, text, got, "%s: the original must be unchanged — lab 10.7: the repaired content goes to a "+
 		"temporary file that is renamed over the original only once it is complete", what)
 	backup := repairPath + ".bak-1"
-	var re *RepairError
+	var re *session.RepairError
 	if assert.True(t, errors.As(err, &re), "%s: error = %s; want a *RepairError naming the backup, so a person "+
 		"knows where the original bytes are", what, fakeDescribe(err)) {
 		assert.Equal(t, repairPath, re.Path, "%s: RepairError.Path", what)
@@ -261,9 +263,9 @@ func TestLab10_7_RepairIsExplicitOpenNeverRepairs(t *testing.T) {
 	text := committed + repairTail
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 
-	s := jsonlMustOpen(t, OSFileIO{}, path, "a file with an unterminated tail")
+	s := jsonlMustOpen(t, session.OSFileIO{}, path, "a file with an unterminated tail")
 	err := fakeWaitPending(t, fakeAppend(t, s, assistantText("c", "b", "next"), "Append(c)"), "Append(c)")
-	require.True(t, errors.Is(err, ErrNeedsRepair), "Append on a file with a tail = %s; want ErrNeedsRepair", fakeDescribe(err))
+	require.True(t, errors.Is(err, session.ErrNeedsRepair), "Append on a file with a tail = %s; want ErrNeedsRepair", fakeDescribe(err))
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, text, string(raw), "opening and a refused append change nothing")
@@ -271,7 +273,7 @@ func TestLab10_7_RepairIsExplicitOpenNeverRepairs(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, names, 1, "opening must not repair, back up or write anything: %v", names)
 
-	res := repairMustRun(t, OSRepairFS{}, path, "explicit repair on disk")
+	res := repairMustRun(t, session.OSRepairFS{}, path, "explicit repair on disk")
 	assert.Equal(t, path+".bak-1", res.BackupPath, "RepairResult.BackupPath")
 	raw, err = os.ReadFile(path)
 	require.NoError(t, err)
@@ -283,7 +285,7 @@ func TestLab10_7_RepairIsExplicitOpenNeverRepairs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, names, 2, "the file and its backup, no temporary file left: %v", names)
 
-	s2 := jsonlMustOpen(t, OSFileIO{}, path, "reopening after the repair")
+	s2 := jsonlMustOpen(t, session.OSFileIO{}, path, "reopening after the repair")
 	require.NoError(t, fakeWaitPending(t, fakeAppend(t, s2, assistantText("c", "b", "next"), "Append(c)"), "Append(c)"),
 		"after an explicit repair the file is appendable again")
 	got, err := fakeEntries(t, s2, "Entries after the repair")
@@ -356,7 +358,7 @@ func TestLab10_7_CutsOnlyTheTail(t *testing.T) {
 			res := repairMustRun(t, f, repairPath, tc.name)
 			got, _ := f.file(repairPath)
 			assert.Equal(t, tc.keep, got, "the repaired file is the text up to and including its last \"\\n\"")
-			assert.Equal(t, RepairResult{BackupPath: repairPath + ".bak-1", TailLine: tc.line,
+			assert.Equal(t, session.RepairResult{BackupPath: repairPath + ".bak-1", TailLine: tc.line,
 				RemovedBytes: len(repairTail), Entries: 2}, res, "RepairResult")
 			assert.True(t, res.Repaired(), "Repaired() after cutting a tail")
 
@@ -399,7 +401,7 @@ func TestLab10_7_CommittedBytesIdentical(t *testing.T) {
 		line, entries    int
 	}{
 		{"CRLF, blank lines, spacing, unicode", oddCommitted, `{"type":"meta`, 6, 3},
-		{"a whitespace-only tail", oddCommitted, " \t\r", 6, 3},
+		{"a tail after trailing blanks", oddCommitted + " \t\r\n", "\f{", 7, 3},
 		{"nothing committed", "", `{"type":"message","id":"a"`, 1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -454,6 +456,9 @@ func TestLab10_7_FailedBackupChangesNothing(t *testing.T) {
 	_, err := repairRun(t, f, repairPath, "repair with a failing backup")
 	require.Error(t, err, "the backup failed: the repair must fail")
 	assert.True(t, errors.Is(err, diskFull), "error = %s; want the backup's failure (errors.Is)", fakeDescribe(err))
+	var re *session.RepairError
+	assert.False(t, errors.As(err, &re), "error = %s; want the backup's failure, not a *RepairError: a *RepairError "+
+		"says where the backup is, and there is none (lab 10.7)", fakeDescribe(err))
 	got, _ := f.file(repairPath)
 	assert.Equal(t, text, got, "without a backup the original must not change")
 	for _, c := range f.changes() {
@@ -468,7 +473,7 @@ func TestLab10_7_CommittedBadLineRefused(t *testing.T) {
 	text := repairCommitted(t) + "not json\n" + jsonlLine(t, user("c", "", "later")) + repairTail
 	f := newRepairFake(map[string]string{repairPath: text})
 	_, err := repairRun(t, f, repairPath, "repair of a file whose line 3 is bad")
-	var le *LineError
+	var le *session.LineError
 	require.True(t, errors.As(err, &le), "error = %s; want the *LineError of RecoverJSONL — lab 10.7: a committed "+
 		"bad line is corruption, which a repair must refuse", fakeDescribe(err))
 	assert.Equal(t, 3, le.Line, "LineError.Line")
@@ -486,12 +491,13 @@ func TestLab10_7_NoTailNothingToDo(t *testing.T) {
 	}{
 		{"committed lines only", repairCommitted(t), 2},
 		{"committed lines and blank lines", repairCommitted(t) + "\n \n", 2},
+		{"a blank last line without a newline", repairCommitted(t) + " \t\r", 2},
 		{"an empty file", "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newRepairFake(map[string]string{repairPath: tc.text})
 			res := repairMustRun(t, f, repairPath, tc.name)
-			assert.Equal(t, RepairResult{Entries: tc.entries}, res, "RepairResult of a file without a tail")
+			assert.Equal(t, session.RepairResult{Entries: tc.entries}, res, "RepairResult of a file without a tail")
 			assert.False(t, res.Repaired(), "Repaired() without a tail")
 			assert.Empty(t, f.changes(), "a file without a tail is left untouched: no backup, no write, no rename")
 			got, _ := f.file(repairPath)

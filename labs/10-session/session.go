@@ -68,7 +68,8 @@ func (s *InMemorySessionStore) Entries() ([]SessionEntry, error) {
 
 // RecoverJSONL reads the text of a session file. A line counts only once it
 // ends in "\n": a last line without one is not parsed and is reported as a
-// WarnUnterminatedTail warning. Blank lines are skipped but counted. The
+// WarnUnterminatedTail warning, unless it is blank. Blank lines (nothing but
+// spaces, tabs and "\r") are skipped but counted. The
 // first committed line that is not a valid entry stops recovery with a
 // *LineError naming its 1-based line, and no entries at all. It writes
 // nothing.
@@ -86,18 +87,24 @@ type JSONLSessionStore struct {
 }
 
 // OpenJSONLSessionStore reads the file at path with RecoverJSONL and returns
-// a store over it. A missing file is an empty store. A committed bad line
-// is an error naming its line. An unterminated tail leaves the committed
-// entries readable but every Append fails with a *NeedsRepairError.
+// a store over it. A missing file is an empty store (the first Append
+// creates it). A committed bad line is an error naming its line, and so is
+// a committed entry whose id was already used or whose parent is not on an
+// earlier line: the entries are replayed in file order, as the store's own
+// appends would have committed them. An unterminated tail leaves the
+// committed entries readable (Entries, and Warnings says why) but every
+// Append fails with a *NeedsRepairError.
 func OpenJSONLSessionStore(fileIO FileIO, path string) (*JSONLSessionStore, error) {
 	return nil, notImplemented("10.5", "OpenJSONLSessionStore")
 }
 
 // Append validates entry, snapshots it and encodes it as one line now; a
-// problem there rejects only this call. In its turn the line is appended,
-// unless the ID is taken or the parent is missing. A failed write taints the
-// store: this call returns the write error and every later call returns a
-// *TaintedError carrying it, without touching the file.
+// problem there rejects only this call, at once, whatever state the store is
+// in. In its turn the line is appended, unless the file needs repair, the
+// store is tainted, the ID is taken or the parent is missing. A failed write
+// taints the store: this call returns the write error, and every later turn
+// (appends and reads) returns a *TaintedError carrying it, without touching
+// the file.
 func (s *JSONLSessionStore) Append(entry SessionEntry) *Pending {
 	return Resolved(notImplemented("10.5", "JSONLSessionStore.Append"))
 }
@@ -106,6 +113,14 @@ func (s *JSONLSessionStore) Append(entry SessionEntry) *Pending {
 // called before it has completed, or the *TaintedError of a failed write.
 func (s *JSONLSessionStore) Entries() ([]SessionEntry, error) {
 	return nil, notImplemented("10.5", "JSONLSessionStore.Entries")
+}
+
+// Warnings returns a copy of the warnings RecoverJSONL gave when the store
+// was opened: for a file that needs repair, the unterminated tail and its
+// line, which is why every Append is refused. It is empty for a healthy or
+// missing file and never changes.
+func (s *JSONLSessionStore) Warnings() []Warning {
+	return nil // Lab 10.5: not implemented
 }
 
 // ---- 10.6 -----------------------------------------------------------------

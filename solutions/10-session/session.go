@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -679,12 +680,21 @@ func (s *InMemorySessionStore) Entries() ([]SessionEntry, error) {
 
 // RecoverJSONL reads the text of a session file. A line counts only once it
 // ends in "\n": a last line without one is not parsed and is reported as a
-// WarnUnterminatedTail warning. Blank lines are skipped but counted. The
+// WarnUnterminatedTail warning, unless it is blank. Blank lines (nothing but
+// spaces, tabs and "\r") are skipped but counted. The
 // first committed line that is not a valid entry stops recovery with a
 // *LineError naming its 1-based line, and no entries at all. It writes
 // nothing.
 func RecoverJSONL(text string) (Recovery, error) {
+	rec, _, err := recoverLines(text)
+	return rec, err
+}
+
+// recoverLines is RecoverJSONL that also returns the 1-based line of each
+// entry: opening a store replays the entries and must name a bad one's line.
+func recoverLines(text string) (Recovery, []int, error) {
 	var rec Recovery
+	var at []int
 	lines := strings.Split(text, "\n")
 	// The last piece is whatever follows the last "\n": empty when the text
 	// ends in a newline, otherwise a line that was never committed.
@@ -695,18 +705,21 @@ func RecoverJSONL(text string) (Recovery, error) {
 		}
 		var raw any
 		if err := json.Unmarshal([]byte(line), &raw); err != nil {
-			return Recovery{}, &LineError{Line: i + 1, Err: err}
+			return Recovery{}, nil, &LineError{Line: i + 1, Err: err}
 		}
 		e, err := ParseSessionEntry(raw)
 		if err != nil {
-			return Recovery{}, &LineError{Line: i + 1, Err: err}
+			return Recovery{}, nil, &LineError{Line: i + 1, Err: err}
 		}
 		rec.Entries = append(rec.Entries, e)
+		at = append(at, i+1)
 	}
-	if tail != "" {
+	// A tail of spaces, tabs and "\r" is a blank line like any other: there
+	// is no record in it to lose.
+	if strings.Trim(tail, " \t\r") != "" {
 		rec.Warnings = append(rec.Warnings, Warning{Code: WarnUnterminatedTail, Line: len(lines)})
 	}
-	return rec, nil
+	return rec, at, nil
 }
 
 // ---- 10.5 -----------------------------------------------------------------
@@ -715,9 +728,10 @@ func RecoverJSONL(text string) (Recovery, error) {
 // call order, and stops for good after a failed write. It assumes it is the
 // only writer of the file.
 type JSONLSessionStore struct {
-	io     FileIO
-	path   string
-	repair *NeedsRepairError // set at open when the file ends in an unterminated line
+	io       FileIO
+	path     string
+	warnings []Warning         // what recovery reported at open; never changes
+	repair   *NeedsRepairError // set at open when the file ends in an unterminated line
 
 	queue   fifo
 	state   committed
@@ -725,9 +739,13 @@ type JSONLSessionStore struct {
 }
 
 // OpenJSONLSessionStore reads the file at path with RecoverJSONL and returns
-// a store over it. A missing file is an empty store. A committed bad line
-// is an error naming its line. An unterminated tail leaves the committed
-// entries readable but every Append fails with a *NeedsRepairError.
+// a store over it. A missing file is an empty store (the first Append
+// creates it). A committed bad line is an error naming its line, and so is
+// a committed entry whose id was already used or whose parent is not on an
+// earlier line: the entries are replayed in file order, as the store's own
+// appends would have committed them. An unterminated tail leaves the
+// committed entries readable (Entries, and Warnings says why) but every
+// Append fails with a *NeedsRepairError.
 func OpenJSONLSessionStore(fileIO FileIO, path string) (*JSONLSessionStore, error) {
 	s := &JSONLSessionStore{io: fileIO, path: path}
 	data, err := fileIO.ReadFile(path)
@@ -737,13 +755,19 @@ func OpenJSONLSessionStore(fileIO FileIO, path string) (*JSONLSessionStore, erro
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w", path, err)
 	}
-	rec, err := RecoverJSONL(string(data))
+	rec, lines, err := recoverLines(string(data))
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w", path, err)
 	}
-	for _, e := range rec.Entries {
+	// Replay the tree: each entry is judged as its append was, against the
+	// lines before it, so a duplicate or an orphan is named by its line.
+	for i, e := range rec.Entries {
+		if err := s.state.check(e); err != nil {
+			return nil, fmt.Errorf("open session %s: %w", path, &LineError{Line: lines[i], Err: err})
+		}
 		s.state.add(e)
 	}
+	s.warnings = rec.Warnings
 	for _, w := range rec.Warnings {
 		if w.Code == WarnUnterminatedTail {
 			s.repair = &NeedsRepairError{Path: path, Line: w.Line}
@@ -753,10 +777,12 @@ func OpenJSONLSessionStore(fileIO FileIO, path string) (*JSONLSessionStore, erro
 }
 
 // Append validates entry, snapshots it and encodes it as one line now; a
-// problem there rejects only this call. In its turn the line is appended,
-// unless the ID is taken or the parent is missing. A failed write taints the
-// store: this call returns the write error and every later call returns a
-// *TaintedError carrying it, without touching the file.
+// problem there rejects only this call, at once, whatever state the store is
+// in. In its turn the line is appended, unless the file needs repair, the
+// store is tainted, the ID is taken or the parent is missing. A failed write
+// taints the store: this call returns the write error, and every later turn
+// (appends and reads) returns a *TaintedError carrying it, without touching
+// the file.
 func (s *JSONLSessionStore) Append(entry SessionEntry) *Pending {
 	snapshot, err := ParseSessionEntry(EntryValue(entry))
 	if err != nil {
@@ -807,6 +833,14 @@ func (s *JSONLSessionStore) Entries() ([]SessionEntry, error) {
 		p.Resolve(nil)
 	})
 	return out, p.Wait()
+}
+
+// Warnings returns a copy of the warnings RecoverJSONL gave when the store
+// was opened: for a file that needs repair, the unterminated tail and its
+// line, which is why every Append is refused. It is empty for a healthy or
+// missing file and never changes.
+func (s *JSONLSessionStore) Warnings() []Warning {
+	return slices.Clone(s.warnings)
 }
 
 // ---- 10.6 -----------------------------------------------------------------

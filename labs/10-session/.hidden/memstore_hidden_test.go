@@ -1,4 +1,4 @@
-package session
+package session_test
 
 import (
 	"errors"
@@ -9,29 +9,31 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/labs/10-session"
 )
 
 // Rule 10.3.1: tool result details, metadata values and content slices are
 // snapshotted at call time too.
 func TestLab10_3_HiddenSnapshotOfDetailsAndValues(t *testing.T) {
-	s := NewInMemorySessionStore()
+	s := session.NewInMemorySessionStore()
 	a := user("a", "", "list files")
 	r := toolResult("r", "a", "c1")
 	m := metadata("m", "r")
-	ps := memAppendAll(t, s, []SessionEntry{a, r, m}, "three appends")
+	ps := memAppendAll(t, s, []session.SessionEntry{a, r, m}, "three appends")
 
-	a.Message.(*UserMessage).Content = append(a.Message.(*UserMessage).Content[:0], TextContent{Text: "replaced"})
-	res := r.Message.(*ToolResultMessage)
+	a.Message.(*session.UserMessage).Content = append(a.Message.(*session.UserMessage).Content[:0], session.TextContent{Text: "replaced"})
+	res := r.Message.(*session.ToolResultMessage)
 	res.Details.(map[string]any)["count"] = 42.0
 	res.Details.(map[string]any)["names"].([]any)[0] = "changed.md"
 	res.Content[0].Text = "changed"
 	m.Value.(map[string]any)["text"] = "changed"
 	m.Value.(map[string]any)["tags"].([]any)[0] = "changed"
 
-	memRequireCommitted(t, ps, []SessionEntry{a, r, m}, "three appends")
+	memRequireCommitted(t, ps, []session.SessionEntry{a, r, m}, "three appends")
 	got, err := fakeEntries(t, s, "Entries")
 	require.NoError(t, err)
-	assert.Equal(t, []SessionEntry{user("a", "", "list files"), toolResult("r", "a", "c1"), metadata("m", "r")}, got,
+	assert.Equal(t, []session.SessionEntry{user("a", "", "list files"), toolResult("r", "a", "c1"), metadata("m", "r")}, got,
 		"the caller changed user content, tool result details and a metadata value after Append returned; "+
 			"the store shows it — lab 10.3: Append takes a deep snapshot at call time")
 }
@@ -39,8 +41,8 @@ func TestLab10_3_HiddenSnapshotOfDetailsAndValues(t *testing.T) {
 // Rule 10.3.3, 10.3.4: a rejected entry is not stored: its id stays free and
 // it cannot serve as a parent.
 func TestLab10_3_HiddenRejectedEntryIsNotStored(t *testing.T) {
-	s := NewInMemorySessionStore()
-	entries := []SessionEntry{
+	s := session.NewInMemorySessionStore()
+	entries := []session.SessionEntry{
 		assistantText("x", "ghost", "orphan"), // missing parent: rejected
 		assistantText("y", "x", "child of the rejected x"),
 		user("x", "", "x as a root"), // the id x is still free
@@ -49,7 +51,7 @@ func TestLab10_3_HiddenRejectedEntryIsNotStored(t *testing.T) {
 	}
 	ps := memAppendAll(t, s, entries, "five appends, no waits")
 
-	var mp *MissingParentError
+	var mp *session.MissingParentError
 	err := fakeWaitPending(t, ps[0], "orphan x")
 	require.True(t, errors.As(err, &mp), "Append(x, parent ghost) = %s; want *MissingParentError", fakeDescribe(err))
 	err = fakeWaitPending(t, ps[1], "y under rejected x")
@@ -60,19 +62,19 @@ func TestLab10_3_HiddenRejectedEntryIsNotStored(t *testing.T) {
 	assert.Equal(t, "x", mp.ParentID)
 	require.NoError(t, fakeWaitPending(t, ps[2], "root x"), "the id of a rejected entry is still free")
 	require.NoError(t, fakeWaitPending(t, ps[3], "y under root x"), "x is committed now, so y is accepted")
-	var de *DuplicateIDError
+	var de *session.DuplicateIDError
 	err = fakeWaitPending(t, ps[4], "x again")
 	require.True(t, errors.As(err, &de), "Append(x) a second time = %s; want *DuplicateIDError", fakeDescribe(err))
 	assert.Equal(t, "x", de.ID)
 
 	got, err := fakeEntries(t, s, "Entries")
 	require.NoError(t, err)
-	assert.Equal(t, []SessionEntry{user("x", "", "x as a root"), assistantText("y", "x", "now x exists")}, got)
+	assert.Equal(t, []session.SessionEntry{user("x", "", "x as a root"), assistantText("y", "x", "now x exists")}, got)
 }
 
 // Rule 10.3.5: two reads share nothing with each other or with the store.
 func TestLab10_3_HiddenReadsAreIndependent(t *testing.T) {
-	s := NewInMemorySessionStore()
+	s := session.NewInMemorySessionStore()
 	tree := chapterTree()
 	memRequireCommitted(t, memAppendAll(t, s, tree, "chapter tree"), tree, "chapter tree")
 	one, err := fakeEntries(t, s, "first read")
@@ -80,10 +82,10 @@ func TestLab10_3_HiddenReadsAreIndependent(t *testing.T) {
 	two, err := fakeEntries(t, s, "second read")
 	require.NoError(t, err)
 
-	two[1].Message.(*AssistantMessage).Usage.Input = 1000
-	two[1].Message.(*AssistantMessage).Content[1].(ToolCall).Arguments["opts"].(map[string]any)["all"] = false
-	two[2].Message.(*ToolResultMessage).Details.(map[string]any)["names"].([]any)[0] = "x"
-	two[3].Message.(*AssistantMessage).Content[0] = TextContent{Text: "changed"}
+	two[1].Message.(*session.AssistantMessage).Usage.Input = 1000
+	two[1].Message.(*session.AssistantMessage).Content[1].(session.ToolCall).Arguments["opts"].(map[string]any)["all"] = false
+	two[2].Message.(*session.ToolResultMessage).Details.(map[string]any)["names"].([]any)[0] = "x"
+	two[3].Message.(*session.AssistantMessage).Content[0] = session.TextContent{Text: "changed"}
 	two[4].Value.(map[string]any)["text"] = "changed"
 
 	assert.Equal(t, chapterTree(), one, "changing the second Entries() result changed the first one: reads share state")
@@ -96,14 +98,14 @@ func TestLab10_3_HiddenReadsAreIndependent(t *testing.T) {
 // others read; every chain is committed whole and in order. Run with -race.
 func TestLab10_3_HiddenConcurrentChains(t *testing.T) {
 	const goroutines, perG = 6, 30
-	s := NewInMemorySessionStore()
+	s := session.NewInMemorySessionStore()
 	errs := make(chan error, 2*goroutines*perG) // room for every error: senders never block
 	var wg sync.WaitGroup
 	for g := 0; g < goroutines; g++ {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
-			var ps []*Pending
+			var ps []*session.Pending
 			parent := ""
 			for j := 0; j < perG; j++ {
 				id := fmt.Sprintf("c%d-%02d", g, j)
@@ -147,8 +149,8 @@ func TestLab10_3_HiddenConcurrentChains(t *testing.T) {
 // while the append called just before it is not.
 func TestLab10_3_HiddenRejectionWaitsItsTurn(t *testing.T) {
 	for round := 0; round < 20; round++ {
-		s := NewInMemorySessionStore()
-		var last *Pending
+		s := session.NewInMemorySessionStore()
+		var last *session.Pending
 		parent := ""
 		for i := 0; i < 50; i++ {
 			id := fmt.Sprintf("e%d", i)
@@ -160,7 +162,83 @@ func TestLab10_3_HiddenRejectionWaitsItsTurn(t *testing.T) {
 			t.Fatalf("round %d: the orphan's Append completed before the append called just before it: it was judged at call time, not in its turn (lab 10.3)", round)
 		}
 		require.NoError(t, last.Wait(), "round %d: the chain of 50 appends must be committed", round)
-		var missing *MissingParentError
+		var missing *session.MissingParentError
 		require.ErrorAs(t, orphan.Wait(), &missing, "round %d: an orphan must be rejected with a *MissingParentError", round)
+	}
+}
+
+// Rule 10.3.6, 10.3.5: writers and readers released at the same instant:
+// every read is a consistent state (each writer's chain a prefix of itself,
+// in order) and every chain ends up whole. Run with -race.
+func TestLab10_3_HiddenWritersAndReadersAtOnce(t *testing.T) {
+	const writers, readers, perW = 4, 2, 40
+	rounds := 120
+	if raceDetector {
+		rounds = 2
+	}
+	entryOf := func(w, j int) session.SessionEntry {
+		id, parent := fmt.Sprintf("w%d.%02d", w, j), ""
+		if j > 0 {
+			parent = fmt.Sprintf("w%d.%02d", w, j-1)
+		}
+		if j%3 == 2 {
+			return metadata(id, parent)
+		}
+		return assistantText(id, parent, id)
+	}
+	for round := 1; round <= rounds; round++ {
+		s := session.NewInMemorySessionStore()
+		start := make(chan struct{})
+		problems := make(chan string, writers*perW+readers*perW)
+		var wg sync.WaitGroup
+		for w := 0; w < writers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				<-start
+				var ps []*session.Pending
+				for j := 0; j < perW; j++ {
+					ps = append(ps, s.Append(entryOf(w, j)))
+				}
+				for j, p := range ps {
+					if err := p.Wait(); err != nil {
+						problems <- fmt.Sprintf("Append(%q) = %s", entryOf(w, j).ID, fakeDescribe(err))
+					}
+				}
+			}(w)
+		}
+		for r := 0; r < readers; r++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				for k := 0; k < perW/4; k++ {
+					got, err := s.Entries()
+					if err != nil {
+						problems <- "Entries() = " + fakeDescribe(err)
+						return
+					}
+					next := make([]int, writers)
+					for _, e := range got {
+						var w, j int
+						if _, err := fmt.Sscanf(e.ID, "w%d.%02d", &w, &j); err != nil || w >= writers || j != next[w] {
+							problems <- fmt.Sprintf("Entries() returned %v: %q is out of its writer's order", ids(got), e.ID)
+							return
+						}
+						next[w]++
+					}
+				}
+			}()
+		}
+		close(start)
+		memWaitGroup(t, &wg, fmt.Sprintf("round %d: writers and readers at once", round))
+		close(problems)
+		for p := range problems {
+			t.Fatalf("round %d of %d: %d writers and %d readers started together: %s — lab 10.3: appends complete in "+
+				"call order, one turn at a time, and Entries copies inside its own turn", round, rounds, writers, readers, p)
+		}
+		got, err := fakeEntries(t, s, "Entries at the end")
+		require.NoError(t, err)
+		require.Len(t, got, writers*perW, "round %d: every append must be committed", round)
 	}
 }

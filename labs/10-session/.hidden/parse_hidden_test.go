@@ -1,4 +1,4 @@
-package session
+package session_test
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/labs/10-session"
 )
 
 // Hidden tests of exercise 10.2, ParseSessionEntry: other inputs for the
@@ -105,7 +107,7 @@ func TestLab10_2_HiddenCyclesThroughLists(t *testing.T) {
 	shared := []any{"s", map[string]any{"n": 1.0}}
 	e := parseLine(parseMetadataLine)
 	e["value"] = []any{shared, []any{shared, map[string]any{"again": shared}}, shared}
-	got, err := ParseSessionEntry(e)
+	got, err := session.ParseSessionEntry(e)
 	require.NoError(t, err, "ParseSessionEntry(metadata value [s, [s, {again: s}], s] with one list s used four times) error = %v, want no error: s is never inside itself, so this is not a cycle (lab 10.2: ancestors on the current path only)", err)
 	want := func() []any { return []any{"s", map[string]any{"n": 1.0}} }
 	assert.Equal(t, []any{want(), []any{want(), map[string]any{"again": want()}}, want()}, got.Value,
@@ -147,6 +149,41 @@ func TestLab10_2_HiddenUsageAndDeepNonObjects(t *testing.T) {
 	parseMessageOf(e)["usage"] = map[string]any{"input": 0.0, "output": 1e6, "totalTokens": 1000000.0}
 	got := parseMustParse(t, "usage {input: 0, output: 1e6, totalTokens: 1000000}", e)
 	want := assistantToolCall("b", "a", "c1")
-	want.Message.(*AssistantMessage).Usage = &Usage{Input: 0, Output: 1000000, TotalTokens: 1000000}
+	want.Message.(*session.AssistantMessage).Usage = &session.Usage{Input: 0, Output: 1000000, TotalTokens: 1000000}
 	assert.Equal(t, want, got, "ParseSessionEntry read usage {input: 0, output: 1e6, totalTokens: 1000000} wrong: whole float64 counts become ints")
+}
+
+// Rule 10.2.7: other edge numbers in other fields: 2^53 in output, 2^53 - 1, tiny and huge negative timestamps; 2^53 + 2 and 1e16 rejected.
+func TestLab10_2_HiddenEdgeNumbersElsewhere(t *testing.T) {
+	t.Parallel()
+	const top = 1 << 53
+	e := parseLine(parseAssistantLine)
+	parseMessageOf(e)["usage"] = map[string]any{"input": float64(top - 1), "output": float64(top), "totalTokens": 1.0}
+	parseMessageOf(e)["timestamp"] = -1e12
+	got := parseMustParse(t, "usage {input: 2^53 - 1, output: 2^53, totalTokens: 1} and message timestamp -1e12", e)
+	msg, ok := got.Message.(*session.AssistantMessage)
+	require.True(t, ok, "Message is %T, want *AssistantMessage", got.Message)
+	assert.Equal(t, &session.Usage{Input: top - 1, Output: top, TotalTokens: 1}, msg.Usage, "usage counts up to and including 2^53 are exact ints")
+	assert.Equal(t, -1e12, msg.Timestamp, "a negative message timestamp is kept")
+
+	r := parseLine(parseToolResultLine)
+	r["timestamp"] = 1e-9
+	parseMessageOf(r)["timestamp"] = -0.001
+	got = parseMustParse(t, "tool result with timestamps 1e-9 and -0.001", r)
+	assert.Equal(t, 1e-9, got.Timestamp, "a fractional entry timestamp is kept")
+	assert.Equal(t, -0.001, got.Message.(*session.ToolResultMessage).Timestamp, "a negative fractional message timestamp is kept")
+
+	u := parseLine(parseUserLine)
+	u["timestamp"] = -7.25
+	got = parseMustParse(t, "user entry with timestamp -7.25", u)
+	assert.Equal(t, -7.25, got.Timestamp)
+
+	usage := func(key string, v float64) func() any {
+		return parseEdit(parseAssistantLine, func(e map[string]any) { parseMessageOf(e)["usage"].(map[string]any)[key] = v })
+	}
+	parseRunBad(t, []parseBadCase{
+		{name: "usage totalTokens 2^53 + 2", input: usage("totalTokens", float64(top+2)), path: "entry.message.usage.totalTokens"},
+		{name: "usage output 1e16", input: usage("output", 1e16), path: "entry.message.usage.output"},
+		{name: "usage input -0.5", input: usage("input", -0.5), path: "entry.message.usage.input"},
+	}, "usage counts are whole numbers from 0 to 2^53 inclusive")
 }

@@ -1,4 +1,4 @@
-package session
+package session_test
 
 import (
 	"errors"
@@ -7,20 +7,22 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/labs/10-session"
 )
 
 // Rule 10.4.2, 10.4.4: blank lines before the tail count for its line number.
 func TestLab10_4_HiddenTailLineCountsBlankLines(t *testing.T) {
 	a := recoverLine(t, user("a", "", "hi"))
 	text := recoverFile("", a, "", "\t", "") + recoverLine(t, assistantText("b", "a", "yo"))
-	rec, err := RecoverJSONL(text)
+	rec, err := session.RecoverJSONL(text)
 	require.NoError(t, err, "RecoverJSONL(%q)", text)
 	assert.Equal(t, []string{"a"}, ids(rec.Entries))
-	assert.Equal(t, []Warning{{Code: WarnUnterminatedTail, Line: 6}}, rec.Warnings,
+	assert.Equal(t, []session.Warning{{Code: session.WarnUnterminatedTail, Line: 6}}, rec.Warnings,
 		"five committed lines (four of them blank), then the tail: it is line 6")
 
 	text = "\n\n\n" + `{"id":` + "\n"
-	rec, err = RecoverJSONL(text)
+	rec, err = session.RecoverJSONL(text)
 	recoverRequireLineError(t, text, rec, err, 4, "three blank lines, then the bad line 4")
 }
 
@@ -39,14 +41,14 @@ func TestLab10_4_HiddenBadLineDeepInFile(t *testing.T) {
 		lines = append(lines, recoverLine(t, user(fmt.Sprintf("e%d", i), fmt.Sprintf("e%d", i-1), "x")))
 	}
 	text := recoverFile(lines...)
-	rec, err := RecoverJSONL(text)
+	rec, err := session.RecoverJSONL(text)
 	recoverRequireLineError(t, text, rec, err, 21, "line 21 has a string timestamp")
-	var fe *FieldError
+	var fe *session.FieldError
 	require.True(t, errors.As(err, &fe), "want the *FieldError behind the LineError, got %s", fakeDescribe(err))
 	assert.Equal(t, "entry.timestamp", fe.Path)
 
 	text = recoverFile(lines[0], `[1,2,3]`, lines[1])
-	rec, err = RecoverJSONL(text)
+	rec, err = session.RecoverJSONL(text)
 	recoverRequireLineError(t, text, rec, err, 2, "line 2 is a JSON list, not an object")
 	require.True(t, errors.As(err, &fe), "want the *FieldError behind the LineError, got %s", fakeDescribe(err))
 	assert.Equal(t, "entry", fe.Path)
@@ -56,7 +58,7 @@ func TestLab10_4_HiddenBadLineDeepInFile(t *testing.T) {
 // unterminated tail follows it.
 func TestLab10_4_HiddenBadLineBeforeTailIsError(t *testing.T) {
 	text := recoverFile(recoverLine(t, user("a", "", "hi")), "null") + `{"type":"message"`
-	rec, err := RecoverJSONL(text)
+	rec, err := session.RecoverJSONL(text)
 	recoverRequireLineError(t, text, rec, err, 2,
 		"line 2 (null) is committed and not an entry; the tail after it does not turn the error into a warning")
 	assert.Empty(t, rec.Warnings, "a failed recovery returns no warnings either")
@@ -68,13 +70,13 @@ func TestLab10_4_HiddenCRLFTailAndLateBOM(t *testing.T) {
 	a := recoverLine(t, user("a", "", "hi"))
 	b := recoverLine(t, assistantText("b", "a", "yo"))
 	text := a + "\r\n" + b + "\r"
-	rec, err := RecoverJSONL(text)
+	rec, err := session.RecoverJSONL(text)
 	require.NoError(t, err, "RecoverJSONL(%q)", text)
 	assert.Equal(t, []string{"a"}, ids(rec.Entries), "b ends in \"\\r\" only: not committed")
-	assert.Equal(t, []Warning{{Code: WarnUnterminatedTail, Line: 2}}, rec.Warnings)
+	assert.Equal(t, []session.Warning{{Code: session.WarnUnterminatedTail, Line: 2}}, rec.Warnings)
 
 	text = recoverFile(a, "\uFEFF"+b)
-	rec, err = RecoverJSONL(text)
+	rec, err = session.RecoverJSONL(text)
 	recoverRequireLineError(t, text, rec, err, 2, "a BOM is never stripped: line 2 starts with one")
 }
 
@@ -84,7 +86,30 @@ func TestLab10_4_HiddenOtherWhitespaceIsBad(t *testing.T) {
 	a := recoverLine(t, user("a", "", "hi"))
 	for _, blank := range []string{"\f", "\v", "\u00a0"} {
 		text := recoverFile(a, blank)
-		rec, err := RecoverJSONL(text)
+		rec, err := session.RecoverJSONL(text)
 		recoverRequireLineError(t, text, rec, err, 2, "only spaces, tabs and \\r make a blank line")
 	}
+}
+
+// Rule 10.4.4, 10.4.5: blank tails after CRLF lines, after blank lines and
+// after nothing at all give no warning; a no-break space is not blank.
+func TestLab10_4_HiddenBlankTails(t *testing.T) {
+	a := recoverLine(t, user("a", "", "hi"))
+	b := recoverLine(t, assistantText("b", "a", "yo"))
+	for text, want := range map[string][]string{
+		a + "\r\n" + b + "\r\n" + "\r":         {"a", "b"},
+		recoverFile("", a, "", "\t") + "   \t": {"a"},
+		"\t \r":                                {},
+		recoverFile(a, b) + " ":                {"a", "b"},
+	} {
+		rec, err := session.RecoverJSONL(text)
+		require.NoError(t, err, "RecoverJSONL(%q)", text)
+		assert.Empty(t, rec.Warnings, "RecoverJSONL(%q): a blank last segment is no tail", text)
+		assert.Equal(t, want, ids(rec.Entries), "RecoverJSONL(%q).Entries", text)
+	}
+	text := recoverFile(a, "") + "\u00a0"
+	rec, err := session.RecoverJSONL(text)
+	require.NoError(t, err, "RecoverJSONL(%q)", text)
+	assert.Equal(t, []session.Warning{{Code: session.WarnUnterminatedTail, Line: 3}}, rec.Warnings,
+		"RecoverJSONL(%q): U+00A0 is not a blank character here, so the tail on line 3 is unterminated", text)
 }

@@ -1,4 +1,4 @@
-package session
+package session_test
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/labs/10-session"
 )
 
 // Rule 10.7.2, 10.7.5: a second repair of a repaired file does nothing; a
@@ -19,7 +21,7 @@ func TestLab10_7_HiddenRepairAgainKeepsEveryBackup(t *testing.T) {
 	require.Equal(t, repairPath+".bak-1", res.BackupPath)
 
 	res = repairMustRun(t, f, repairPath, "repairing the repaired file")
-	assert.Equal(t, RepairResult{Entries: 2}, res, "the repaired file has no tail: nothing to do")
+	assert.Equal(t, session.RepairResult{Entries: 2}, res, "the repaired file has no tail: nothing to do")
 	assert.Equal(t, []string{repairPath, repairPath + ".bak-1"}, f.paths(), "no new backup when there is nothing to do")
 
 	second := committed + jsonlLine(t, user("c", "", "later")) + `{"ty`
@@ -27,7 +29,7 @@ func TestLab10_7_HiddenRepairAgainKeepsEveryBackup(t *testing.T) {
 	f.files[repairPath] = []byte(second)
 	f.mu.Unlock()
 	res = repairMustRun(t, f, repairPath, "repairing a new tail")
-	assert.Equal(t, RepairResult{BackupPath: repairPath + ".bak-2", TailLine: 4, RemovedBytes: 4, Entries: 3}, res)
+	assert.Equal(t, session.RepairResult{BackupPath: repairPath + ".bak-2", TailLine: 4, RemovedBytes: 4, Entries: 3}, res)
 	b1, _ := f.file(repairPath + ".bak-1")
 	b2, _ := f.file(repairPath + ".bak-2")
 	assert.Equal(t, first, b1, "the first backup is never overwritten")
@@ -55,7 +57,7 @@ func TestLab10_7_HiddenMissingUnreadableAndBadBeforeTail(t *testing.T) {
 	text := jsonlLine(t, user("a", "", "hi")) + `{"id":"b"}` + "\n" + repairTail
 	f = newRepairFake(map[string]string{repairPath: text})
 	_, err = repairRun(t, f, repairPath, "repair of a bad line 2 followed by a tail")
-	var le *LineError
+	var le *session.LineError
 	require.True(t, errors.As(err, &le), "error = %s; want *LineError", fakeDescribe(err))
 	assert.Equal(t, 2, le.Line)
 	assert.Empty(t, f.changes(), "cutting the tail would hide nothing: the committed bad line is still corruption")
@@ -72,7 +74,7 @@ func TestLab10_7_HiddenRenameAndCleanupFail(t *testing.T) {
 	_, err := repairRun(t, f, repairPath, "repair with a failing rename and a failing clean-up")
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, crossDevice), "error = %s; want the rename's failure (errors.Is)", fakeDescribe(err))
-	var re *RepairError
+	var re *session.RepairError
 	require.True(t, errors.As(err, &re), "error = %s; want *RepairError", fakeDescribe(err))
 	assert.Equal(t, repairPath+".bak-1", re.Backup)
 	got, _ := f.file(repairPath)

@@ -37,8 +37,9 @@ func newCmdStatus(opts *StatusOptions) *cobra.Command {
 		Use:   "status",
 		Short: "Show which exercises of your workspace pass, and what to do next",
 		Long: `Run the public tests of your practice workspace, as 'go test' would, and
-show each exercise: pass or FAIL, its tests passed of all, its points, and
-the exercise to work on next.
+show each exercise: pass or FAIL (todo for an optional one that does not
+pass yet), its tests passed of all, its points, and the exercise to work on
+next.
 
 Run it inside a workspace (or name one with --dir). It exits 0 whenever it
 could run the tests, 2 when it could not.`,
@@ -88,6 +89,9 @@ func writeStatus(w io.Writer, ws *Workspace, res *runOutcome, st grader.Style) e
 		}
 		if eo.Exercise.Bonus {
 			name += " (bonus)"
+			if !eo.Passed {
+				verdict, paint = "todo", st.Dim // optional work is offered, never failed
+			}
 			bonusPoints += pts
 			bonusMax += eo.Exercise.Points
 		} else {

@@ -33,28 +33,35 @@ type TestOptions struct {
 	GoTest GoTestFunc
 
 	Dir      string // where to look for the workspace
-	Exercise string // the exercise id, as given
+	Exercise string // the exercise id, as given; "" is the current exercise
 }
 
-// NewCmdTest returns the `course test <exercise>` command.
+// NewCmdTest returns the `course test [exercise]` command.
 func NewCmdTest(f *Factory) *cobra.Command {
 	return newCmdTest(&TestOptions{IO: f.IO, Catalog: f.Catalog, Getenv: os.Getenv, GoTest: execGoTest})
 }
 
 func newCmdTest(opts *TestOptions) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "test <exercise>",
+		Use:   "test [exercise]",
 		Short: "Run one exercise's tests in your workspace, grouped and readable",
 		Long: `Run the public tests of one exercise of your practice workspace, as
 'go test -run Lab10_3' does, and show each test: ✓ or ✗, and under a
 failing test what it printed.
 
-Exit status: 0 the exercise passes, 1 it fails, 2 the command line was
-wrong (an unknown exercise) or the tests could not be run.`,
-		Example: "  course test 10.3",
-		Args:    positional("<exercise>"),
+Without an exercise it tests the current one, as course watch does: it runs
+every exercise and shows the first graded one that fails. An optional
+(bonus) exercise is tested only when you name it.
+
+Exit status: 0 the exercise passes (without an exercise: every graded one
+does), 1 it fails, 2 the command line was wrong (an unknown exercise) or
+the tests could not be run.`,
+		Example: "  course test\n  course test 10.3",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Exercise = args[0]
+			if len(args) == 1 {
+				opts.Exercise = args[0]
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return runTest(ctx, opts)
@@ -68,6 +75,9 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 	ws, err := openWorkspace(opts.Dir, opts.Catalog)
 	if err != nil {
 		return err
+	}
+	if opts.Exercise == "" {
+		return runCurrentTest(ctx, opts, ws)
 	}
 	ex, err := lookupExercise(ws.Lab, opts.Exercise)
 	if err != nil {
@@ -86,6 +96,62 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		return cannotGrade(err)
 	}
 	eo := res.Exercises[0]
+	return testVerdict(out, res, eo, st)
+}
+
+// runCurrentTest is `course test` without an exercise: it runs them all
+// and shows the current one, the first graded exercise that fails.
+func runCurrentTest(ctx context.Context, opts *TestOptions, ws *Workspace) error {
+	out := opts.IO.Out
+	st := styleFor(out, opts.Getenv)
+	live := newLiveLine(opts.IO.ErrOut)
+	res, err := ws.testExercises(ctx, opts.GoTest, orderedExercises(ws.Lab), live.progress)
+	live.clear()
+	if ctx.Err() != nil {
+		return cannotGrade(errors.New("interrupted"))
+	}
+	if err != nil {
+		return cannotGrade(err)
+	}
+	eo := currentExercise(res, false)
+	if eo == nil {
+		fmt.Fprintln(out, allPassLine(res, st, "course test"))
+		return nil
+	}
+	ex := eo.Exercise
+	fmt.Fprintf(out, "%s %s  (go test -run %s)\n\n", ex.ID, ex.Name, runPattern(ex))
+	return testVerdict(out, res, eo, st)
+}
+
+// currentExercise is the exercise to work on: the first that fails of the
+// graded ones, and of the bonus ones too when withBonus is set. Nil when
+// they all pass.
+func currentExercise(res *runOutcome, withBonus bool) *exerciseOutcome {
+	for _, eo := range res.Exercises {
+		if !eo.Passed && (withBonus || !eo.Exercise.Bonus) {
+			return eo
+		}
+	}
+	return nil
+}
+
+// allPassLine says that every graded exercise passes, and names an
+// optional one that does not, with the command (course test, course
+// watch) that takes it on: optional work is offered, never failed.
+func allPassLine(res *runOutcome, st grader.Style, command string) string {
+	for _, eo := range res.Exercises {
+		if eo.Exercise.Bonus && !eo.Passed {
+			e := eo.Exercise
+			return fmt.Sprintf("%s Optional: %s %s (bonus), when you want it: %s %s",
+				st.Pass("Every graded exercise passes!"), e.ID, e.Name, command, e.ID)
+		}
+	}
+	return st.Pass("All exercises pass!")
+}
+
+// testVerdict writes the run of one exercise and returns its exit status.
+func testVerdict(out io.Writer, res *runOutcome, eo *exerciseOutcome, st grader.Style) error {
+	ex := eo.Exercise
 	writeExercise(out, res, eo, st)
 	if !eo.Passed {
 		return failure(fmt.Errorf("%s %s fails: %s", ex.ID, ex.Name, eo.Reason))

@@ -104,8 +104,34 @@ func TestTestUnknownExercise(t *testing.T) {
 	assert.Equal(t, ExitUsage, Run(f, []string{"test", "10.99", "--dir", dir}))
 	assert.Regexp(t, `^course test: chapter 10 has no exercise "10.99" \(known: 10\.1, .*\)\nRun 'course test --help' for usage.\n$`, stderr.String())
 	stderr.Reset()
-	assert.Equal(t, ExitUsage, Run(f, []string{"test", "--dir", dir}))
-	assert.Equal(t, "course test: missing argument <exercise>\nRun 'course test --help' for usage.\n", stderr.String())
+	assert.Equal(t, ExitUsage, Run(f, []string{"test", "10.1", "10.2", "--dir", dir}))
+	assert.Contains(t, stderr.String(), "course test: accepts at most 1 arg(s), received 2\n")
+}
+
+func TestTestWithoutExerciseShowsTheCurrentOne(t *testing.T) {
+	out, fake, err := testOf(t, map[string]*goTestRun{
+		runAll: newRun().pass("TestLab7_1_A", "TestLab7_1_B").fail("TestLab7_2_A", "demo_test.go:9: not yet").fail("TestLab7_3_A").exit(1),
+	}, nil)
+	assert.Equal(t, []string{runAll}, fake.runs(), "one run of every exercise, as course watch starts")
+	assert.Equal(t, ExitFailure, exitCode(t, err))
+	assert.EqualError(t, err, "7.2 Two fails: 1 of 1 tests failed")
+	assert.Equal(t, "7.2 Two  (go test -run Lab7_2)\n\n  ✗ TestLab7_2_A\n      demo_test.go:9: not yet\n\n"+
+		"FAIL 7.2 Two: 0 of 1 tests passed  (course hint 7.2 for a nudge)\n", out)
+}
+
+func TestTestWithoutExerciseNeverFailsTheOptionalOne(t *testing.T) {
+	out, _, err := testOf(t, map[string]*goTestRun{
+		runAll: newRun().pass("TestLab7_1_A", "TestLab7_1_B", "TestLab7_2_A").fail("TestLab7_3_A", "demo_test.go:4: not done").exit(1),
+	}, nil)
+	require.NoError(t, err, "every graded exercise passes; the bonus one is optional")
+	assert.Equal(t, "Every graded exercise passes! Optional: 7.3 Three (bonus), when you want it: course test 7.3\n", out)
+	assert.NotContains(t, out, "FAIL")
+
+	out, _, err = testOf(t, map[string]*goTestRun{
+		runAll: newRun().pass("TestLab7_1_A", "TestLab7_1_B", "TestLab7_2_A", "TestLab7_3_A").exit(0),
+	}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "All exercises pass!\n", out)
 }
 
 func TestTestCutsLongOutput(t *testing.T) {

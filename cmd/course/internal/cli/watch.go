@@ -72,10 +72,13 @@ func newCmdWatch(opts *WatchOptions) *cobra.Command {
 		Use:   "watch [exercise]",
 		Short: "Re-run the exercise you work on each time you save a .go file",
 		Long: `Watch your practice workspace: run every exercise once to see where you
-stand, then re-run the exercise you work on (the first that fails, or the
-one named) each time you save a .go file. When it passes, move on to the
-next failing exercise and run it at once. Stop with Ctrl-C, or when every
-exercise passes.
+stand, then re-run the exercise you work on (the first graded one that
+fails, or the one named) each time you save a .go file. When it passes,
+move on to the next failing exercise and run it at once.
+
+The watch ends by itself once every graded exercise passes, or when you
+press Ctrl-C. An optional (bonus) exercise is watched only when you name
+it, as in 'course watch 10.7'; the watch then ends when it passes too.
 
 Changes are noticed with the operating system's file events; where those
 do not arrive (some network or shared folders) use --poll, which looks at
@@ -105,6 +108,9 @@ type watcher struct {
 	live   *liveLine
 	order  []lab.Exercise
 	passed map[string]bool // by exercise id, as the last run of each said
+	// withBonus is set when the student named a bonus exercise: only then
+	// are optional exercises part of the work, and of "everything passes".
+	withBonus bool
 }
 
 func runWatch(ctx context.Context, opts *WatchOptions) error {
@@ -127,8 +133,13 @@ func runWatch(ctx context.Context, opts *WatchOptions) error {
 	defer src.Close()
 
 	w := &watcher{opts: opts, ws: ws, out: opts.IO.Out, st: styleFor(opts.IO.Out, opts.Getenv),
-		live: newLiveLine(opts.IO.ErrOut), order: orderedExercises(ws.Lab), passed: map[string]bool{}}
-	fmt.Fprintf(w.out, "Watching %s (%s). Ctrl-C to stop.\n", ws.Dir, how)
+		live: newLiveLine(opts.IO.ErrOut), order: orderedExercises(ws.Lab), passed: map[string]bool{},
+		withBonus: start != nil && start.Bonus}
+	until := "every graded exercise passes"
+	if w.withBonus {
+		until = "every exercise, " + start.ID + " included, passes"
+	}
+	fmt.Fprintf(w.out, "Watching %s (%s). It stops when %s, or with Ctrl-C.\n", ws.Dir, how, until)
 	err = w.loop(ctx, src, start)
 	w.live.clear()
 	if ctx.Err() != nil {
@@ -141,8 +152,8 @@ func runWatch(ctx context.Context, opts *WatchOptions) error {
 	return nil
 }
 
-// loop runs the session until every exercise passes, ctx ends or the
-// change source stops.
+// loop runs the session until every exercise it watches passes, ctx ends
+// or the change source stops.
 func (w *watcher) loop(ctx context.Context, src ChangeSource, start *lab.Exercise) error {
 	current, done, err := w.runAll(ctx, start)
 	if err != nil || done {
@@ -165,8 +176,8 @@ func (w *watcher) loop(ctx context.Context, src ChangeSource, start *lab.Exercis
 			}
 			next, ok := w.nextFailing(current)
 			if !ok {
-				// Every exercise passed when it was last run; make sure
-				// they still do together before saying so.
+				// Every exercise watched passed when it was last run; make
+				// sure they still do together before saying so.
 				if current, done, err = w.runAll(ctx, nil); err != nil || done {
 					return err
 				}
@@ -180,7 +191,7 @@ func (w *watcher) loop(ctx context.Context, src ChangeSource, start *lab.Exercis
 
 // runAll runs every exercise, shows where the student stands and the
 // exercise to work on (start if it fails, else the next failing one), and
-// reports done when every exercise passes.
+// reports done when every exercise it watches passes.
 func (w *watcher) runAll(ctx context.Context, start *lab.Exercise) (current lab.Exercise, done bool, err error) {
 	w.header("every exercise", "")
 	res, err := w.ws.testExercises(ctx, w.opts.GoTest, w.order, w.live.progress)
@@ -194,10 +205,10 @@ func (w *watcher) runAll(ctx context.Context, start *lab.Exercise) (current lab.
 	if res.Broken {
 		writeBroken(w.out, res, w.st)
 	}
-	first := firstFailing(res)
+	first := currentExercise(res, w.withBonus)
 	if first == nil {
 		w.writeProgress()
-		fmt.Fprintf(w.out, "\n%s\n", w.st.Pass("All exercises pass!"))
+		fmt.Fprintf(w.out, "\n%s\n", allPassLine(res, w.st, "course watch"))
 		return lab.Exercise{}, true, nil
 	}
 	current = first.Exercise
@@ -265,7 +276,8 @@ func (w *watcher) writeProgress() {
 }
 
 // nextFailing returns the first exercise after e, in the order of work and
-// coming round to the start, that did not pass when it was last run.
+// coming round to the start, that did not pass when it was last run: a
+// graded one, or a bonus one when the student asked for it.
 func (w *watcher) nextFailing(e lab.Exercise) (lab.Exercise, bool) {
 	at := 0
 	for i, o := range w.order {
@@ -275,7 +287,7 @@ func (w *watcher) nextFailing(e lab.Exercise) (lab.Exercise, bool) {
 	}
 	for k := 1; k < len(w.order); k++ {
 		o := w.order[(at+k)%len(w.order)]
-		if !w.passed[o.ID] {
+		if !w.passed[o.ID] && (w.withBonus || !o.Bonus) {
 			return o, true
 		}
 	}

@@ -150,22 +150,21 @@ func TestWatchMovesOnUntilEveryExercisePasses(t *testing.T) {
 		{run: run71, answer: newRun().pass("TestLab7_1_A", "TestLab7_1_B").exit(0)},
 		{run: run72, answer: newRun().fail("TestLab7_2_A", "demo_test.go:9: not yet").exit(1)}, // at once
 		{run: run72, answer: newRun().pass("TestLab7_2_A").exit(0)},
-		{run: run73, answer: newRun().pass("TestLab7_3_A").exit(0)}, // at once: the bonus comes last
 		{run: runAll, answer: newRun().pass("TestLab7_1_A", "TestLab7_1_B", "TestLab7_2_A", "TestLab7_3_A").exit(0)},
 	})
 	s.save("notes.txt")     // not Go: ignored
 	s.save(".#demo.go")     // an editor's lock file: ignored
 	s.save("demo.go")       // runs 7.1, which passes, then 7.2
-	s.save("demo_extra.go") // runs 7.2, which passes, then 7.3, then all
+	s.save("demo_extra.go") // runs 7.2, which passes, then all (the bonus is not watched unless named)
 	require.NoError(t, s.wait(t), "ends by itself when every exercise passes")
 
-	assert.Len(t, s.fake.runs(), 6)
+	assert.Len(t, s.fake.runs(), 5)
 	assert.Equal(t, s.dir, s.watchedDir)
 	assert.False(t, s.poll)
 	assert.True(t, s.src.closed)
 	out := s.out.String()
 	assertInOrder(t, out,
-		"Watching "+s.dir+" (a fake). Ctrl-C to stop.\n",
+		"Watching "+s.dir+" (a fake). It stops when every graded exercise passes, or with Ctrl-C.\n",
 		"── 03:04:05  every exercise ──\n",
 		"\n7.1 One  (go test -run Lab7_1)\n\n  ✓ TestLab7_1_A\n  ✗ TestLab7_1_B\n      demo_test.go:7: want the root\n\nFAIL 7.1 One: 1 of 2 tests passed",
 		"Progress: [░░░░░░░░░░░░░░░░░░░░] 0 of 2 exercises pass (bonus: 0 of 1)\n",
@@ -176,14 +175,48 @@ func TestWatchMovesOnUntilEveryExercisePasses(t *testing.T) {
 		"Progress: [██████████░░░░░░░░░░] 1 of 2 exercises pass (bonus: 0 of 1)\n",
 		"Waiting for a change to a .go file…\n",
 		"PASS 7.2 Two: 1 of 1 tests passed\n",
-		"→ Next: 7.3 Three\n",
-		"PASS 7.3 Three: 1 of 1 tests passed\n",
 		"── 03:04:05  every exercise ──\n",
 		"Progress: [████████████████████] 2 of 2 exercises pass (bonus: 1 of 1)\n",
 		"\nAll exercises pass!\n",
 	)
 	assert.Equal(t, 2, strings.Count(out, "Waiting for a change"), "no wait between a pass and the next exercise")
 	assert.Empty(t, s.errOut.String())
+}
+
+func TestWatchEndsWhenEveryGradedExercisePasses(t *testing.T) {
+	s := startWatch(t, []step{
+		{run: runAll, answer: newRun().pass("TestLab7_1_A", "TestLab7_1_B").fail("TestLab7_2_A").fail("TestLab7_3_A").exit(1)},
+		{run: run72, answer: newRun().pass("TestLab7_2_A").exit(0)},
+		{run: runAll, answer: newRun().pass("TestLab7_1_A", "TestLab7_1_B", "TestLab7_2_A").fail("TestLab7_3_A", "demo_test.go:4: not done").exit(1)},
+	})
+	s.save("demo.go")
+	require.NoError(t, s.wait(t), "the watch ends by itself, as its first line says")
+	out := s.out.String()
+	assertInOrder(t, out,
+		"It stops when every graded exercise passes, or with Ctrl-C.\n",
+		"PASS 7.2 Two: 1 of 1 tests passed\n",
+		"── 03:04:05  every exercise ──\n",
+		"\nEvery graded exercise passes! Optional: 7.3 Three (bonus), when you want it: course watch 7.3\n",
+	)
+	assert.NotContains(t, out, "7.3 Three  (go test", "the optional exercise is offered, not run as the next one")
+	assert.NotContains(t, out, "FAIL 7.3")
+	assert.Len(t, s.fake.runs(), 3)
+}
+
+func TestWatchTakesTheBonusWhenNamed(t *testing.T) {
+	s := startWatch(t, []step{
+		{run: runAll, answer: newRun().pass("TestLab7_1_A", "TestLab7_1_B", "TestLab7_2_A").fail("TestLab7_3_A", "demo_test.go:4: not done").exit(1)},
+		{run: run73, answer: newRun().pass("TestLab7_3_A").exit(0)},
+		{run: runAll, answer: newRun().pass("TestLab7_1_A", "TestLab7_1_B", "TestLab7_2_A", "TestLab7_3_A").exit(0)},
+	}, "7.3")
+	s.save("demo.go")
+	require.NoError(t, s.wait(t))
+	assertInOrder(t, s.out.String(),
+		"It stops when every exercise, 7.3 included, passes, or with Ctrl-C.\n",
+		"\n7.3 Three  (go test -run Lab7_3)\n\n  ✗ TestLab7_3_A\n      demo_test.go:4: not done\n",
+		"PASS 7.3 Three: 1 of 1 tests passed\n",
+		"\nAll exercises pass!\n",
+	)
 }
 
 func TestWatchAllPassAtOnce(t *testing.T) {

@@ -542,9 +542,10 @@ func (f *fields) only(known ...string) {
 	}
 }
 
-// maxCount is the largest token count: the largest integer a float64 (and a
-// JavaScript number) holds exactly, unless int is smaller.
-const maxCount = min(1<<53-1, math.MaxInt)
+// maxCount is the largest token count: 2^53, the handout's bound. Every
+// whole number up to it is exact in a float64 (and a JavaScript number);
+// int may be smaller on a 32-bit platform.
+const maxCount = min(1<<53, math.MaxInt)
 
 // The rules for one scalar field each.
 var (
@@ -1018,25 +1019,34 @@ func (s *InMemorySessionStore) Entries() ([]SessionEntry, error) {
 
 // RecoverJSONL reads the text of a session file. A line counts only once it
 // ends in "\n": a last line without one is not parsed and is reported as a
-// WarnUnterminatedTail warning. Blank lines are skipped but counted. The
+// WarnUnterminatedTail warning, unless it is blank. Blank lines (nothing but
+// spaces, tabs and "\r") are skipped but counted. The
 // first committed line that is not a valid entry stops recovery with a
 // *LineError naming its 1-based line. It writes nothing.
 //
 // Decisions (see the handout): "\r" is JSON whitespace, so CRLF lines
 // recover like LF lines and a line of only spaces, tabs and "\r" is blank; a
 // UTF-8 byte order mark is not stripped, so it makes its line bad; a last
-// line of only whitespace without "\n" is still an unterminated tail.
+// line of only that whitespace without "\n" is blank, not a tail.
 func RecoverJSONL(text string) (Recovery, error) {
-	return recoverLines([]byte(text))
+	rec, _, err := recoverLines([]byte(text))
+	return rec, err
 }
 
-// recoverLines is RecoverJSONL over bytes the caller no longer uses.
-func recoverLines(data []byte) (Recovery, error) {
-	var rec Recovery
+// recoverLines is RecoverJSONL over bytes the caller no longer uses. It also
+// returns the line of each entry, which opening a store needs to name the
+// line of a broken tree.
+func recoverLines(data []byte) (Recovery, []int, error) {
+	var (
+		rec   Recovery
+		lines []int
+	)
 	for line := 1; len(data) > 0; line++ {
 		end := bytes.IndexByte(data, '\n')
 		if end < 0 {
-			rec.Warnings = append(rec.Warnings, Warning{Code: WarnUnterminatedTail, Line: line})
+			if !isBlank(data) {
+				rec.Warnings = append(rec.Warnings, Warning{Code: WarnUnterminatedTail, Line: line})
+			}
 			break
 		}
 		text := data[:end]
@@ -1046,11 +1056,12 @@ func recoverLines(data []byte) (Recovery, error) {
 		}
 		e, err := decodeLine(text)
 		if err != nil {
-			return Recovery{}, &LineError{Line: line, Err: err}
+			return Recovery{}, nil, &LineError{Line: line, Err: err}
 		}
 		rec.Entries = append(rec.Entries, e)
+		lines = append(lines, line)
 	}
-	return rec, nil
+	return rec, lines, nil
 }
 
 // jsonSpace is the whitespace JSON allows around a value.
@@ -1090,9 +1101,10 @@ func decodeLine(line []byte) (SessionEntry, error) {
 type JSONLSessionStore struct {
 	fileIO FileIO
 	path   string
-	// repair is set at open when the file ends in an unterminated tail;
-	// it never changes after.
-	repair *NeedsRepairError
+	// repair is set at open when the file ends in an unterminated tail,
+	// and warnings holds what recovery said; neither changes after.
+	repair   *NeedsRepairError
+	warnings []Warning
 
 	turns  turns
 	log    sessionLog // touched only by turns
@@ -1100,9 +1112,13 @@ type JSONLSessionStore struct {
 }
 
 // OpenJSONLSessionStore reads the file at path with RecoverJSONL and returns
-// a store over it. A missing file is an empty store. A committed bad line
-// is an error naming its line. An unterminated tail leaves the committed
-// entries readable but every Append fails with a *NeedsRepairError.
+// a store over it. A missing file is an empty store (the first Append
+// creates it). A committed bad line is an error naming its line, and so is
+// a committed entry whose id was already used or whose parent is not on an
+// earlier line: the entries are replayed in file order, as the store's own
+// appends would have committed them. An unterminated tail leaves the
+// committed entries readable (Entries, and Warnings says why) but every
+// Append fails with a *NeedsRepairError.
 func OpenJSONLSessionStore(fileIO FileIO, path string) (*JSONLSessionStore, error) {
 	s := &JSONLSessionStore{fileIO: fileIO, path: path}
 	data, err := fileIO.ReadFile(path)
@@ -1112,13 +1128,19 @@ func OpenJSONLSessionStore(fileIO FileIO, path string) (*JSONLSessionStore, erro
 	case err != nil:
 		return nil, fmt.Errorf("open session %s: %w", path, err)
 	}
-	rec, err := recoverLines(data)
+	rec, lines, err := recoverLines(data)
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w", path, err)
 	}
-	for _, e := range rec.Entries {
+	// The same admission as an append's turn, line by line: the file must
+	// be a tree this store could have written.
+	for i, e := range rec.Entries {
+		if err := s.log.admit(e); err != nil {
+			return nil, fmt.Errorf("open session %s: %w", path, &LineError{Line: lines[i], Err: err})
+		}
 		s.log.commit(e)
 	}
+	s.warnings = rec.Warnings
 	for _, w := range rec.Warnings {
 		if w.Code == WarnUnterminatedTail {
 			s.repair = &NeedsRepairError{Path: path, Line: w.Line}
@@ -1128,10 +1150,12 @@ func OpenJSONLSessionStore(fileIO FileIO, path string) (*JSONLSessionStore, erro
 }
 
 // Append validates entry, snapshots it and encodes it as one line now; a
-// problem there rejects only this call. In its turn the line is appended,
-// unless the ID is taken or the parent is missing. A failed write taints the
-// store: this call returns the write error and every later call returns a
-// *TaintedError carrying it, without touching the file.
+// problem there rejects only this call, at once, whatever state the store is
+// in. In its turn the line is appended, unless the file needs repair, the
+// store is tainted, the ID is taken or the parent is missing. A failed write
+// taints the store: this call returns the write error, and every later turn
+// (appends and reads) returns a *TaintedError carrying it, without touching
+// the file.
 func (s *JSONLSessionStore) Append(entry SessionEntry) *Pending {
 	snapshot, err := ParseSessionEntry(EntryValue(entry))
 	if err != nil {
@@ -1185,6 +1209,13 @@ func (s *JSONLSessionStore) Entries() ([]SessionEntry, error) {
 	return out, err
 }
 
+// Warnings returns a copy of what recovery reported when the store was
+// opened: the unterminated tail of a file that needs repair, and so why
+// every Append is refused. It is empty for a healthy or missing file.
+func (s *JSONLSessionStore) Warnings() []Warning {
+	return slices.Clone(s.warnings)
+}
+
 // ---- 10.6 -----------------------------------------------------------------
 
 // MessagesOnPath returns the complete messages of the branch that ends at
@@ -1232,12 +1263,12 @@ func RepairUnterminatedTail(fsys RepairFS, path string) (RepairResult, error) {
 		return RepairResult{}, fmt.Errorf("repair %s: %w", path, err)
 	}
 	committed, tail := data[:bytes.LastIndexByte(data, '\n')+1], data[bytes.LastIndexByte(data, '\n')+1:]
-	rec, err := recoverLines(bytes.Clone(committed))
+	rec, _, err := recoverLines(bytes.Clone(committed))
 	if err != nil {
 		return RepairResult{}, fmt.Errorf("repair %s: a committed line is bad, and cutting the tail would not fix it: %w", path, err)
 	}
 	res := RepairResult{Entries: len(rec.Entries)}
-	if len(tail) == 0 {
+	if isBlank(tail) { // a blank last line is not a tail: nothing to cut
 		return res, nil
 	}
 	res.TailLine = bytes.Count(committed, []byte{'\n'}) + 1

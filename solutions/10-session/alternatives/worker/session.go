@@ -1014,25 +1014,38 @@ func (s *InMemorySessionStore) Entries() ([]SessionEntry, error) {
 
 // RecoverJSONL reads the text of a session file. A line counts only once it
 // ends in "\n": a last line without one is not parsed and is reported as a
-// WarnUnterminatedTail warning. Blank lines are skipped but counted. The
+// WarnUnterminatedTail warning, unless it is blank. Blank lines (nothing but
+// spaces, tabs and "\r") are skipped but counted. The
 // first committed line that is not a valid entry stops recovery with a
 // *LineError naming its 1-based line. It writes nothing.
 //
 // A blank line is empty or holds only spaces, tabs and "\r" (so CRLF files
-// read like LF files); a last segment without "\n" is a tail even when it is
-// only whitespace; a byte order mark is not stripped, so it makes its line
-// bad.
+// read like LF files); a last segment without "\n" that is only such
+// whitespace is a blank line, not a tail; a byte order mark is not
+// stripped, so it makes its line bad.
 func RecoverJSONL(text string) (Recovery, error) {
+	rec, _, err := scanLines(text)
+	return rec, err
+}
+
+// scanLines is RecoverJSONL that also returns the line of every entry: a
+// store replays them at open and names the line of the first that does not
+// fit the tree.
+func scanLines(text string) (Recovery, []int, error) {
 	var rec Recovery
+	var at []int
 	if n := strings.Count(text, "\n"); n > 0 { // at most one entry per committed line
 		rec.Entries = make([]SessionEntry, 0, n)
+		at = make([]int, 0, n)
 	}
 	line := 0
 	for rest := text; rest != ""; {
 		line++
 		end := strings.IndexByte(rest, '\n')
 		if end < 0 {
-			rec.Warnings = append(rec.Warnings, Warning{Code: WarnUnterminatedTail, Line: line})
+			if strings.Trim(rest, " \t\r") != "" {
+				rec.Warnings = append(rec.Warnings, Warning{Code: WarnUnterminatedTail, Line: line})
+			}
 			break
 		}
 		record := rest[:end]
@@ -1042,15 +1055,16 @@ func RecoverJSONL(text string) (Recovery, error) {
 		}
 		var v any
 		if err := json.Unmarshal([]byte(record), &v); err != nil {
-			return Recovery{}, &LineError{Line: line, Err: err}
+			return Recovery{}, nil, &LineError{Line: line, Err: err}
 		}
 		e, err := ParseSessionEntry(v)
 		if err != nil {
-			return Recovery{}, &LineError{Line: line, Err: err}
+			return Recovery{}, nil, &LineError{Line: line, Err: err}
 		}
 		rec.Entries = append(rec.Entries, e)
+		at = append(at, line)
 	}
-	return rec, nil
+	return rec, at, nil
 }
 
 // ---- 10.5 -----------------------------------------------------------------
@@ -1063,21 +1077,26 @@ func RecoverJSONL(text string) (Recovery, error) {
 // in-memory store it keeps a goroutine only while requests are pending (or
 // while a FileIO call has not returned).
 type JSONLSessionStore struct {
-	w *worker
+	w        *worker
+	warnings []Warning // what recovery said at open; never changes
 }
 
 // OpenJSONLSessionStore reads the file at path with RecoverJSONL and returns
-// a store over it. A missing file is an empty store. A committed bad line
-// is an error naming its line. An unterminated tail leaves the committed
-// entries readable but every Append fails with a *NeedsRepairError.
-//
-// The loaded entries are taken as they are: like RecoverJSONL, opening does
-// not judge the tree (ids, parents) of a file it did not write.
+// a store over it. A missing file is an empty store (the first Append
+// creates it). A committed bad line is an error naming its line, and so is
+// a committed entry whose id was already used or whose parent is not on an
+// earlier line: the entries are replayed in file order, as the store's own
+// appends would have committed them. An unterminated tail leaves the
+// committed entries readable (Entries, and Warnings says why) but every
+// Append fails with a *NeedsRepairError.
 func OpenJSONLSessionStore(fileIO FileIO, path string) (*JSONLSessionStore, error) {
 	if fileIO == nil {
 		return nil, errors.New("open session: no FileIO given")
 	}
-	var rec Recovery
+	var (
+		rec   Recovery
+		lines []int
+	)
 	data, err := fileIO.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -1085,24 +1104,34 @@ func OpenJSONLSessionStore(fileIO FileIO, path string) (*JSONLSessionStore, erro
 	case err != nil:
 		return nil, fmt.Errorf("open session %s: %w", path, err)
 	default:
-		if rec, err = RecoverJSONL(string(data)); err != nil {
+		if rec, lines, err = scanLines(string(data)); err != nil {
 			return nil, fmt.Errorf("open session %s: %w", path, err)
 		}
 	}
-	w := newWorker(fileIO, path, rec.Entries)
+	// Each loaded entry is admitted the way its append was, in file order,
+	// before the worker starts: its goroutine owns the state only later.
+	w := newWorker(fileIO, path, nil)
+	for i, e := range rec.Entries {
+		if err := w.admit(e); err != nil {
+			return nil, fmt.Errorf("open session %s: %w", path, &LineError{Line: lines[i], Err: err})
+		}
+		w.commit(e)
+	}
 	for _, warning := range rec.Warnings {
 		if warning.Code == WarnUnterminatedTail {
 			w.refusal = &NeedsRepairError{Path: path, Line: warning.Line}
 		}
 	}
-	return &JSONLSessionStore{w: w}, nil
+	return &JSONLSessionStore{w: w, warnings: rec.Warnings}, nil
 }
 
 // Append validates entry, snapshots it and encodes it as one line now; a
-// problem there rejects only this call. In its turn the line is appended,
-// unless the ID is taken or the parent is missing. A failed write taints the
-// store: this call returns the write error and every later call returns a
-// *TaintedError carrying it, without touching the file.
+// problem there rejects only this call, at once, whatever state the store is
+// in. In its turn the line is appended, unless the file needs repair, the
+// store is tainted, the ID is taken or the parent is missing. A failed write
+// taints the store: this call returns the write error, and every later turn
+// (appends and reads) returns a *TaintedError carrying it, without touching
+// the file.
 func (s *JSONLSessionStore) Append(entry SessionEntry) *Pending {
 	snapshot, err := ParseSessionEntry(EntryValue(entry))
 	if err != nil {
@@ -1119,6 +1148,13 @@ func (s *JSONLSessionStore) Append(entry SessionEntry) *Pending {
 // called before it has completed, or the *TaintedError of a failed write.
 func (s *JSONLSessionStore) Entries() ([]SessionEntry, error) {
 	return s.w.read()
+}
+
+// Warnings returns a copy of the warnings recovery gave at open: for a file
+// that needs repair, the unterminated tail and its line, the reason every
+// Append is refused. It is empty for a healthy or missing file.
+func (s *JSONLSessionStore) Warnings() []Warning {
+	return slices.Clone(s.warnings)
 }
 
 // ---- 10.6 -----------------------------------------------------------------
