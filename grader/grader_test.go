@@ -5,6 +5,9 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,6 +37,7 @@ type fixture struct {
 	pass       []string      // the exercises that must pass; every other must fail
 	rejected   bool          // refused by the static check
 	buildFails bool
+	bonus      bool                            // grade the bonus exercises too
 	reason     string                          // every failing exercise's reason contains this
 	anyReason  string                          // some failing exercise's reason contains this
 	check      func(t *testing.T, rep *Report) // more to check of the report
@@ -81,6 +85,14 @@ func fixtures(t *testing.T) []fixture {
 	for _, id := range allExercises {
 		fs = append(fs, fixture{name: "only-" + id, src: onlyExercise(t, id), pass: []string{id}})
 	}
+	// No name a student declares can meet a name the tests declare: the
+	// tests, hidden ones and the grader's TestMain included, are in the
+	// external package session_test (issue 10).
+	fs = append(fs, fixture{name: "declares-every-test-name", src: declaringTestNames(t, sol), bonus: true,
+		pass: append(slices.Clone(allExercises), "10.7"), check: func(t *testing.T, rep *Report) {
+			assert.Equal(t, 110, rep.MaxScore)
+			assert.Equal(t, 110, rep.Score, "the reference solution with every test's names declared again: full marks")
+		}})
 	return append(fs, attackFixtures(t, sol, stub)...)
 }
 
@@ -101,7 +113,7 @@ func gradeFixture(t *testing.T, l *lab.Lab, fx fixture) {
 	if memory == 0 {
 		memory = 256 << 20
 	}
-	g, work := fixtureGrader(t, Options{Lab: l, Hidden: true, Timeout: timeout, Budget: fx.budget, Memory: memory, SkipPolicy: fx.skipPolicy})
+	g, work := fixtureGrader(t, Options{Lab: l, Hidden: true, Bonus: fx.bonus, Timeout: timeout, Budget: fx.budget, Memory: memory, SkipPolicy: fx.skipPolicy})
 
 	dir := filepath.Join(t.TempDir(), fx.name)
 	require.NoError(t, os.MkdirAll(dir, 0o755))
@@ -119,7 +131,11 @@ func gradeFixture(t *testing.T, l *lab.Lab, fx fixture) {
 	for _, ex := range rep.Exercises {
 		passed[ex.ID] = ex.Passed
 	}
-	for _, id := range allExercises {
+	ids := allExercises
+	if fx.bonus {
+		ids = append(slices.Clone(ids), "10.7")
+	}
+	for _, id := range ids {
 		want := slices.Contains(fx.pass, id)
 		assert.Equal(t, want, passed[id], "exercise %s of fixture %s: passed=%v, want %v\n%s", id, fx.name, passed[id], want, textReport(rep))
 	}
@@ -180,7 +196,7 @@ func fixtureGrader(t *testing.T, opts Options) (*Grader, string) {
 	t.Helper()
 	graders.Lock()
 	defer graders.Unlock()
-	key := fmt.Sprint(opts.Timeout, opts.Budget, opts.Memory, opts.SkipPolicy)
+	key := fmt.Sprint(opts.Timeout, opts.Budget, opts.Memory, opts.SkipPolicy, opts.Bonus)
 	if g, ok := graders.byOptions[key]; ok {
 		return g, graders.work[key]
 	}
@@ -355,4 +371,60 @@ func TestNewRefusesAnUnreachableTempDir(t *testing.T) {
 func TestFailureExcerptEscapesControlCharacters(t *testing.T) {
 	out := "=== RUN   TestX\n    x_test.go:1: boom\r\x1b[2K10.1 PathTo pass\a\n--- FAIL: TestX (0.00s)\n"
 	assert.Equal(t, `    x_test.go:1: boom\x0d\x1b[2K10.1 PathTo pass\x07`+"\n", failureExcerpt(out))
+}
+
+// declaringTestNames is src with a declaration of every top-level name that
+// a public or hidden test file of lab 10 declares, and TestMain (the
+// grader's), except the names src or the given files declare themselves.
+func declaringTestNames(t *testing.T, src []byte) []byte {
+	t.Helper()
+	l := testLab(t)
+	names, err := l.TestFileNames()
+	require.NoError(t, err)
+	require.NotEmpty(t, names)
+	taken := map[string]bool{}
+	given, err := l.GivenFiles()
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	files := [][]byte{src}
+	for _, g := range given {
+		files = append(files, g)
+	}
+	for _, data := range files {
+		f, err := parser.ParseFile(fset, "x.go", data, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					taken[d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch spec := spec.(type) {
+					case *ast.TypeSpec:
+						taken[spec.Name.Name] = true
+					case *ast.ValueSpec:
+						for _, n := range spec.Names {
+							taken[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	b.Write(src)
+	b.WriteString("\n// Every name the tests declare, declared again.\n")
+	added := 0
+	for _, n := range append(names, "TestMain") {
+		if taken[n] || n == "_" || n == "init" {
+			continue
+		}
+		taken[n] = true
+		fmt.Fprintf(&b, "func %s() {}\n", n)
+		added++
+	}
+	require.Greater(t, added, 50, "the tests declare many names; a handful means the list is wrong")
+	return []byte(b.String())
 }

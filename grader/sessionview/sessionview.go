@@ -5,8 +5,8 @@
 // a line counts only once it ends in "\n"; blank lines (only spaces, tabs,
 // "\r") are skipped but keep their 1-based line number; the first committed
 // line that is not an entry stops reading, and what came before it is kept;
-// a last line without "\n" is an unterminated tail and is not parsed. A byte
-// order mark is not stripped.
+// a last line without "\n" is an unterminated tail and is not parsed, unless
+// it is blank. A byte order mark is not stripped.
 //
 // Of each line it keeps only what a picture needs (type, id, parent, role, a
 // line of text, tool names, metadata key), decoded with encoding/json into a
@@ -73,7 +73,9 @@ func Read(data []byte) *Session {
 	for line := 1; len(data) > 0; line++ {
 		end := bytes.IndexByte(data, '\n')
 		if end < 0 {
-			s.Tail = &Tail{Line: line, Bytes: len(data)}
+			if len(bytes.Trim(data, " \t\r")) > 0 { // a blank last line is no tail (lab 10.4.5)
+				s.Tail = &Tail{Line: line, Bytes: len(data)}
+			}
 			break
 		}
 		text := data[:end]

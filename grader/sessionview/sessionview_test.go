@@ -50,7 +50,7 @@ func TestReadFollowsTheCommitRules(t *testing.T) {
 		"empty":                  {text: ""},
 		"tail not parsed":        {text: file(lineA) + `{"type":"mess`, ids: []string{"a"}, tail: &Tail{Line: 2, Bytes: 13}},
 		"blank lines counted":    {text: "\n \t\n" + file(lineA) + "\n" + `{"x`, ids: []string{"a"}, tail: &Tail{Line: 5, Bytes: 3}},
-		"whitespace-only tail":   {text: file(lineA) + " \r", ids: []string{"a"}, tail: &Tail{Line: 2, Bytes: 2}},
+		"whitespace-only tail":   {text: file(lineA) + " \r", ids: []string{"a"}}, // blank: no tail (lab 10.4.5)
 		"CRLF":                   {text: lineA + "\r\n" + lineB + "\r\n", ids: []string{"a", "b"}},
 		"bad line stops reading": {text: file(lineA, "not json", lineB) + `{"x`, ids: []string{"a"}, bad: 2},
 		"BOM is not stripped":    {text: "\uFEFF" + file(lineA), bad: 1},
