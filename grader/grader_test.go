@@ -33,7 +33,7 @@ type fixture struct {
 	skipPolicy bool
 	timeout    time.Duration // one run; 30s if zero
 	budget     time.Duration // all runs; the grader's default if zero
-	memory     int64         // one run; 256 MiB if zero
+	memory     int64         // one run; 512 MiB if zero
 	pass       []string      // the exercises that must pass; every other must fail
 	rejected   bool          // refused by the static check
 	buildFails bool
@@ -111,7 +111,7 @@ func gradeFixture(t *testing.T, l *lab.Lab, fx fixture) {
 	}
 	memory := fx.memory
 	if memory == 0 {
-		memory = 256 << 20
+		memory = 512 << 20 // 10.3's tests take about 200 MiB under the race detector
 	}
 	g, work := fixtureGrader(t, Options{Lab: l, Hidden: true, Bonus: fx.bonus, Timeout: timeout, Budget: fx.budget, Memory: memory, SkipPolicy: fx.skipPolicy})
 
