@@ -9,5 +9,5 @@ import "embed"
 
 // FS holds every solution directory.
 //
-//go:embed all:10-session
+//go:embed all:04-factlog all:10-session
 var FS embed.FS

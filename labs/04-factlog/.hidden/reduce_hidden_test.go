@@ -1,0 +1,112 @@
+package factlog_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	factlog "github.com/coursekit/course/labs/04-factlog"
+)
+
+// Rule 4.4.1, 4.4.3: a run that jumps ahead starts afresh; events of a run
+// not started yet are ignored.
+func TestLab4_4_HiddenRunsJumpAhead(t *testing.T) {
+	s := reduceAll(factlog.State{}, start(1), delta(1, "x"), toolStart(1, "a"), delta(5, "too early"), start(7))
+	assert.Equal(t, factlog.State{RunID: 7, Status: factlog.StatusRunning}, normal(s),
+		"start(7) after run 1 begins run 7 afresh; delta(5) was of no current run")
+	s = reduceAll(s, toolEnd(7, "b"), delta(7, "y"), delta(6, "late"), end(7), delta(7, "after"))
+	assert.Equal(t, factlog.State{RunID: 7, Status: factlog.StatusDone, Deltas: []string{"y"},
+		Tools: map[string]factlog.ToolStatus{"b": factlog.ToolDone}}, normal(s))
+}
+
+// Rule 4.4.2: a chain of states stays a set of valid snapshots.
+func TestLab4_4_HiddenSnapshotsStayValid(t *testing.T) {
+	var snaps []factlog.State
+	s := factlog.Reduce(factlog.State{}, start(3))
+	for _, text := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"} {
+		snaps = append(snaps, s)
+		s = factlog.Reduce(s, delta(3, text))
+		s = factlog.Reduce(s, toolStart(3, text))
+	}
+	for i, snap := range snaps {
+		assert.Len(t, snap.Deltas, i, "snapshot %d: Reduce changed an earlier state's Deltas", i)
+		assert.Len(t, snap.Tools, i, "snapshot %d: Reduce changed an earlier state's Tools", i)
+	}
+	a := factlog.Reduce(snaps[4], delta(3, "left"))
+	b := factlog.Reduce(snaps[4], delta(3, "right"))
+	require.Len(t, a.Deltas, 5, "Reduce(snapshot 4, delta).Deltas")
+	require.Len(t, b.Deltas, 5, "Reduce(snapshot 4, delta).Deltas")
+	assert.Equal(t, "left", a.Deltas[4], "two states reduced from one snapshot share nothing")
+	assert.Equal(t, "right", b.Deltas[4], "two states reduced from one snapshot share nothing")
+	ended := factlog.Reduce(snaps[4], end(3))
+	assert.Equal(t, factlog.StatusRunning, snaps[4].Status)
+	assert.Equal(t, factlog.StatusDone, ended.Status)
+}
+
+// Rule 4.4.4: three subscribers, each with its own copy, in order.
+func TestLab4_4_HiddenEverySubscriberItsOwnCopy(t *testing.T) {
+	var order []int
+	var got [3]factlog.State
+	subscriber := func(i int) func(factlog.State) {
+		return func(s factlog.State) {
+			order = append(order, i)
+			got[i] = s
+			if s.Tools != nil {
+				s.Tools["x"] = factlog.ToolDone
+				delete(s.Tools, "t")
+			}
+			if len(s.Deltas) > 0 {
+				s.Deltas[len(s.Deltas)-1] += "!"
+			}
+		}
+	}
+	k := factlog.NewKernel(subscriber(0), subscriber(1), subscriber(2))
+	ret, err := k.Run([]factlog.Event{start(2), toolStart(2, "t"), delta(2, "hi")})
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 2}, order, "subscribers are told in the order NewKernel got them")
+	want := factlog.State{RunID: 2, Status: factlog.StatusRunning, Deltas: []string{"hi"},
+		Tools: map[string]factlog.ToolStatus{"t": factlog.ToolRunning}}
+	assert.Equal(t, want, ret, "Run's own copy is untouched by the subscribers")
+	ret.Tools["y"] = factlog.ToolRunning
+	ret2, err := k.Run([]factlog.Event{delta(2, " there")})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"hi", " there"}, ret2.Deltas)
+	assert.Equal(t, map[string]factlog.ToolStatus{"t": factlog.ToolRunning}, ret2.Tools,
+		"neither the subscribers nor the caller may change the kernel's state")
+}
+
+// Rule 4.4.5: an abort of an old run overtakes nothing of the current one;
+// an abort of the current run stops even a start queued before it.
+func TestLab4_4_HiddenAbortOnlyItsRun(t *testing.T) {
+	k := factlog.NewKernel()
+	_, err := k.Run([]factlog.Event{start(2), delta(2, "a")})
+	require.NoError(t, err)
+	queue := []factlog.Event{delta(2, "b"), abort(1), delta(2, "c")}
+	got, err := k.Run(queue)
+	require.NoError(t, err)
+	assert.Equal(t, factlog.StatusRunning, got.Status, "abort(1) is of an earlier run: run 2 goes on")
+	assert.Equal(t, []string{"a", "b", "c"}, got.Deltas)
+	assert.Equal(t, []factlog.Event{delta(2, "b"), abort(1), delta(2, "c")}, queue, "the caller's queue is unchanged")
+
+	got, err = k.Run([]factlog.Event{delta(2, "d"), start(3), delta(3, "x"), abort(2), abort(3)})
+	require.NoError(t, err)
+	assert.Equal(t, factlog.State{RunID: 3, Status: factlog.StatusRunning, Deltas: []string{"x"}}, normal(got),
+		"abort(2) is handled first and stops run 2; abort(3) comes before run 3 has started, so it is of no current "+
+			"run and ignored; then delta(2) is late, and start(3) begins run 3")
+}
+
+// Rule 4.4.6: an unknown kind anywhere, even last, refuses the whole queue.
+func TestLab4_4_HiddenUnknownKindLast(t *testing.T) {
+	told := 0
+	k := factlog.NewKernel(func(factlog.State) { told++ })
+	_, err := k.Run([]factlog.Event{start(1), delta(1, "a"), end(1), {Kind: "", RunID: 1}})
+	var unknown *factlog.UnknownEventError
+	require.True(t, errors.As(err, &unknown), "Run(start, delta, end, an event with no kind) error = %s", describe(err))
+	assert.Equal(t, factlog.UnknownEventError{Index: 3, Kind: ""}, *unknown)
+	assert.Zero(t, told)
+	got, err := k.Run(nil)
+	require.NoError(t, err)
+	assert.Equal(t, factlog.State{}, normal(got), "nothing of the refused queue was applied: still idle")
+}

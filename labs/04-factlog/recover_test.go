@@ -1,0 +1,127 @@
+package factlog_test
+
+// Public tests of exercise 4.1, Recover. Run them with
+//
+//	go test -run Lab4_1
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	factlog "github.com/coursekit/course/labs/04-factlog"
+)
+
+// requireLineError requires that Recover(text) failed with a *LineError at
+// line want and returned no entries, and returns the error.
+func requireLineError(t *testing.T, text string, rec factlog.Recovery, err error, want int, why string) *factlog.LineError {
+	t.Helper()
+	var le *factlog.LineError
+	require.True(t, errors.As(err, &le),
+		"Recover(%s) error = %s; want a *LineError for line %d, because %s", short(text), describe(err), want, why)
+	assert.Equal(t, want, le.Line, "Recover(%s): LineError.Line, because %s (lines count from 1, blank ones too)",
+		short(text), why)
+	assert.Contains(t, err.Error(), le.Error(), "Recover(%s): the error's message must say which line it is", short(text))
+	assert.Empty(t, rec.Entries, "Recover(%s) failed but returned entries %v. Lab 4.1: a bad committed line stops "+
+		"recovery with no partial result, so nobody can mistake a damaged history for a whole one", short(text), ids(rec.Entries))
+	return le
+}
+
+// Rule 4.1.1: every committed line becomes an entry, in file order.
+func TestLab4_1_CommittedLinesInOrder(t *testing.T) {
+	text := committed(lines(t, seedTree()...)...)
+	rec, err := factlog.Recover(text)
+	require.NoError(t, err, "Recover(the six committed lines of the chapter's tree)")
+	assert.Equal(t, seedTree(), rec.Entries,
+		"each line ending in \"\\n\" is decoded with DecodeEntry and kept, in the order of the file")
+	assert.Nil(t, rec.Tail, "Recover(%s): the text ends in \"\\n\", so there is no unterminated tail", short(text))
+
+	rec, err = factlog.Recover("")
+	require.NoError(t, err, "Recover(\"\"): an empty log is a log with nothing in it yet, not an error")
+	assert.Empty(t, rec.Entries, "Recover(\"\") entries")
+	assert.Nil(t, rec.Tail, "Recover(\"\"): no bytes, so no tail")
+}
+
+// Rule 4.1.2: a torn last line (no "\n") is dropped and reported as the Tail.
+func TestLab4_1_UnterminatedTailDropped(t *testing.T) {
+	head := committed(lines(t, user("a", "", "hi"), assistant("b", "a", "hello"))...)
+	torn := `{"type":"user","id":"c","parentId":"b","te`
+	text := head + torn
+	rec, err := factlog.Recover(text)
+	require.NoError(t, err, "Recover(%s): a torn last line is a write that never finished, not an error", short(text))
+	assert.Equal(t, []string{"a", "b"}, ids(rec.Entries),
+		"Recover(%s): the two committed lines are facts; the line without \"\\n\" was never committed", short(text))
+	assert.Equal(t, &factlog.UnterminatedTailError{Line: 3, Bytes: len(torn)}, rec.Tail,
+		"Recover(%s).Tail: the dropped line is line 3 and %d bytes long. Lab 4.1: dropped, but never silently", short(text), len(torn))
+}
+
+// Rule 4.1.2: the newline is the commit mark, so a last line that is valid
+// JSON, or only spaces, is still a tail.
+func TestLab4_1_CompleteLookingTailDropped(t *testing.T) {
+	head := committed(line(t, user("a", "", "hi")))
+	whole := line(t, assistant("b", "a", "hello"))
+	rec, err := factlog.Recover(head + whole)
+	require.NoError(t, err, "Recover(%s)", short(head+whole))
+	assert.Equal(t, []string{"a"}, ids(rec.Entries), "Recover(%s): the last line is a valid entry but has no \"\\n\": "+
+		"the writer may have been about to add more to it, so it is not a fact yet", short(head+whole))
+	assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: len(whole)}, rec.Tail,
+		"Recover(%s).Tail: do not parse the tail to decide whether it is whole", short(head+whole))
+
+	rec, err = factlog.Recover(head + "  ")
+	require.NoError(t, err, "Recover(%s)", short(head+"  "))
+	assert.Equal(t, []string{"a"}, ids(rec.Entries), "Recover(%s)", short(head+"  "))
+	assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: 2}, rec.Tail,
+		"Recover(%s).Tail: two spaces after the last newline are still bytes that were never committed", short(head+"  "))
+}
+
+// Rule 4.1.4: a bad committed line is an error naming its line, with its
+// cause, and no entries.
+func TestLab4_1_BadCommittedLineNamesItsLine(t *testing.T) {
+	good := lines(t, user("a", "", "hi"), assistant("b", "a", "hello"), user("c", "b", "bye"))
+	noText := `{"type":"assistant","id":"b","parentId":"a"}`
+	text := committed(good[0], noText, good[2])
+	rec, err := factlog.Recover(text)
+	requireLineError(t, text, rec, err, 2, "line 2 has no \"text\" field")
+	var fe *factlog.FieldError
+	require.True(t, errors.As(err, &fe), "Recover(%s) error = %s; want the *FieldError from DecodeEntry inside the "+
+		"*LineError (wrap it: LineError.Err)", short(text), describe(err))
+	assert.Equal(t, "text", fe.Field, "Recover(%s): FieldError.Field", short(text))
+
+	// A torn line that was followed by a newline is not a tail: it was
+	// committed, and it is damaged.
+	text = committed(good[0], good[1], `{"type":"user","id":"c","par`)
+	rec, err = factlog.Recover(text)
+	requireLineError(t, text, rec, err, 3, "line 3 ends in \"\\n\" but is not JSON: a committed line that is damaged "+
+		"is corruption, not an unfinished write")
+	var syntax *json.SyntaxError
+	assert.True(t, errors.As(err, &syntax), "Recover(%s) error = %s; want the *json.SyntaxError inside the *LineError",
+		short(text), describe(err))
+}
+
+// Rule 4.1.3: blank lines are skipped but keep their numbers; CRLF line
+// ends recover like LF.
+func TestLab4_1_BlankLinesKeepTheirNumber(t *testing.T) {
+	a, b := line(t, user("a", "", "hi")), line(t, assistant("b", "a", "hello"))
+	text := "\n" + a + "\n  \n\t\r\n" + b + "\r\n"
+	rec, err := factlog.Recover(text)
+	require.NoError(t, err, "Recover(%s): blank lines (spaces, tabs, \\r) are skipped, and a \\r before the \\n is "+
+		"JSON whitespace", short(text))
+	assert.Equal(t, []string{"a", "b"}, ids(rec.Entries), "Recover(%s)", short(text))
+	assert.Nil(t, rec.Tail, "Recover(%s): it ends in \"\\n\"", short(text))
+
+	text = "\n\n" + a + "\n\n" + "not json\n" + b + "\n"
+	rec, err = factlog.Recover(text)
+	requireLineError(t, text, rec, err, 5, "two blank lines, a, a blank line: the bad line is the fifth line of the file, "+
+		"where an editor shows it")
+
+	torn := `{"type":"assistant"`
+	text = "\n" + a + "\n\n" + torn
+	rec, err = factlog.Recover(text)
+	require.NoError(t, err, "Recover(%s)", short(text))
+	assert.Equal(t, []string{"a"}, ids(rec.Entries), "Recover(%s)", short(text))
+	assert.Equal(t, &factlog.UnterminatedTailError{Line: 4, Bytes: len(torn)}, rec.Tail,
+		"Recover(%s).Tail: a blank line, a, a blank line, then the tail on line 4", short(text))
+}

@@ -1,0 +1,195 @@
+package factlog_test
+
+// Public tests of the optional exercise 4.4, Reduce and Kernel. Run them with
+//
+//	go test -run Lab4_4
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	factlog "github.com/coursekit/course/labs/04-factlog"
+)
+
+// Event builders.
+func start(run int) factlog.Event { return factlog.Event{Kind: factlog.EventStart, RunID: run} }
+func delta(run int, text string) factlog.Event {
+	return factlog.Event{Kind: factlog.EventDelta, RunID: run, Text: text}
+}
+func toolStart(run int, id string) factlog.Event {
+	return factlog.Event{Kind: factlog.EventToolStart, RunID: run, ToolID: id}
+}
+func toolEnd(run int, id string) factlog.Event {
+	return factlog.Event{Kind: factlog.EventToolEnd, RunID: run, ToolID: id}
+}
+func end(run int) factlog.Event   { return factlog.Event{Kind: factlog.EventEnd, RunID: run} }
+func abort(run int) factlog.Event { return factlog.Event{Kind: factlog.EventAbort, RunID: run} }
+
+// reduceAll folds events into s with Reduce.
+func reduceAll(s factlog.State, events ...factlog.Event) factlog.State {
+	for _, ev := range events {
+		s = factlog.Reduce(s, ev)
+	}
+	return s
+}
+
+// normal makes empty and nil Deltas and Tools look the same, so that tests
+// compare what a state holds, not how it was allocated.
+func normal(s factlog.State) factlog.State {
+	if len(s.Deltas) == 0 {
+		s.Deltas = nil
+	}
+	if len(s.Tools) == 0 {
+		s.Tools = nil
+	}
+	return s
+}
+
+// Rule 4.4.1: a run adds up: start, deltas in order, tools, end or abort.
+func TestLab4_4_ARunAddsUp(t *testing.T) {
+	s := reduceAll(factlog.State{}, start(1), delta(1, "Let me "), toolStart(1, "t1"), delta(1, "look."), toolEnd(1, "t1"),
+		toolStart(1, "t2"))
+	assert.Equal(t, factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"Let me ", "look."},
+		Tools: map[string]factlog.ToolStatus{"t1": factlog.ToolDone, "t2": factlog.ToolRunning}}, normal(s),
+		"Reduce over start(1), delta, tool_start(t1), delta, tool_end(t1), tool_start(t2)")
+
+	assert.Equal(t, factlog.StatusDone, factlog.Reduce(s, end(1)).Status, "Reduce(running run 1, end(1)).Status")
+	assert.Equal(t, factlog.StatusAborted, factlog.Reduce(s, abort(1)).Status, "Reduce(running run 1, abort(1)).Status")
+
+	s = factlog.Reduce(s, start(2))
+	assert.Equal(t, factlog.State{RunID: 2, Status: factlog.StatusRunning}, normal(s),
+		"Reduce(run 1, start(2)): a newer run starts afresh: nothing of run 1's deltas or tools is left")
+}
+
+// Rule 4.4.2: Reduce never changes the state it is given; two states
+// reduced from one share nothing.
+func TestLab4_4_ReduceNeverChangesItsInput(t *testing.T) {
+	deltas := make([]string, 1, 8) // room to grow: append would write into it
+	deltas[0] = "a"
+	s0 := factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: deltas,
+		Tools: map[string]factlog.ToolStatus{"t1": factlog.ToolRunning}}
+
+	s1 := factlog.Reduce(s0, delta(1, "b"))
+	s2 := factlog.Reduce(s0, delta(1, "c"))
+	assert.Equal(t, []string{"a", "b"}, s1.Deltas, "s1 := Reduce(s0, delta b), then s2 := Reduce(s0, delta c): s1.Deltas "+
+		"changed. s0.Deltas has spare capacity, so append(s0.Deltas, ...) writes into the array s0 shares: copy first")
+	assert.Equal(t, []string{"a", "c"}, s2.Deltas, "Reduce(s0, delta c).Deltas")
+
+	s3 := factlog.Reduce(s0, toolEnd(1, "t1"))
+	s4 := factlog.Reduce(s0, toolStart(1, "t2"))
+	assert.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolDone}, s3.Tools, "Reduce(s0, tool_end t1).Tools")
+	assert.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolRunning, "t2": factlog.ToolRunning}, s4.Tools,
+		"Reduce(s0, tool_start t2).Tools")
+
+	assert.Equal(t, []string{"a"}, s0.Deltas, "Reduce changed the Deltas of the state it was given")
+	assert.Equal(t, "a", deltas[:2][0], "Reduce changed the Deltas of the state it was given")
+	assert.Empty(t, deltas[:2][1], "Reduce wrote into the spare capacity of the given state's Deltas")
+	assert.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolRunning}, s0.Tools,
+		"Reduce changed the Tools map of the state it was given: a map is a reference, so copy it before you write")
+}
+
+// Rule 4.4.3: late events of an earlier run, and events after a run ended,
+// are ignored.
+func TestLab4_4_LateEventsIgnored(t *testing.T) {
+	s := reduceAll(factlog.State{}, start(1), delta(1, "old"), start(2), delta(2, "new"))
+	require.Equal(t, 2, s.RunID, "Reduce over start(1), delta(1), start(2), delta(2): run 2 is current")
+	require.Equal(t, []string{"new"}, s.Deltas, "run 2's deltas only")
+
+	for _, late := range []factlog.Event{delta(1, "late"), toolStart(1, "t9"), end(1), abort(1), start(1), start(2)} {
+		got := factlog.Reduce(s, late)
+		assert.Equal(t, normal(s), normal(got), "Reduce(run 2 running, %s of run %d): an event of an earlier run "+
+			"arrived late, and a start that is not newer starts nothing. It must not touch run 2", late.Kind, late.RunID)
+	}
+
+	done := factlog.Reduce(s, end(2))
+	require.Equal(t, factlog.StatusDone, done.Status, "Reduce(run 2, end(2)).Status")
+	got := reduceAll(done, delta(2, "after the end"), toolStart(2, "t3"), abort(2))
+	assert.Equal(t, normal(done), normal(got), "events of run 2 after its end are ignored: a finished run stays as it finished")
+}
+
+// Rule 4.4.4: each subscriber gets its own copy; changing it changes
+// nothing else.
+func TestLab4_4_SubscribersGetCopies(t *testing.T) {
+	var first, second []factlog.State
+	vandal := func(s factlog.State) {
+		first = append(first, s)
+		if len(s.Deltas) > 0 {
+			s.Deltas[0] = "changed by a subscriber"
+		}
+		if s.Tools != nil {
+			s.Tools["t1"] = "changed by a subscriber"
+		}
+	}
+	watcher := func(s factlog.State) { second = append(second, s) }
+	k := factlog.NewKernel(vandal, watcher)
+
+	got, err := k.Run([]factlog.Event{start(1), delta(1, "hello"), toolStart(1, "t1")})
+	require.NoError(t, err, "Kernel.Run(start, delta, tool_start)")
+	want := factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"hello"},
+		Tools: map[string]factlog.ToolStatus{"t1": factlog.ToolRunning}}
+	assert.Equal(t, want, got, "Run returns the state after the queue")
+	require.Len(t, first, 1, "the first subscriber is told once per Run")
+	require.Len(t, second, 1, "the second subscriber is told once per Run")
+	assert.Equal(t, want, second[0], "the second subscriber saw what the first one wrote into its state: each "+
+		"subscriber must get a copy of its own")
+
+	got, err = k.Run([]factlog.Event{delta(1, " world")})
+	require.NoError(t, err, "Kernel.Run(delta)")
+	assert.Equal(t, []string{"hello", " world"}, got.Deltas, "a subscriber changed the kernel's own Deltas: give "+
+		"subscribers State.Clone(), never the kernel's slice")
+	assert.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolRunning}, got.Tools, "a subscriber changed the "+
+		"kernel's own Tools map")
+
+	got.Deltas[0] = "changed by the caller"
+	got, err = k.Run(nil)
+	require.NoError(t, err, "Kernel.Run(nil)")
+	assert.Equal(t, []string{"hello", " world"}, got.Deltas, "the caller changed the state Run returned, and the "+
+		"kernel changed with it: Run returns a copy too")
+}
+
+// Rule 4.4.5: an abort in the queue is applied before the events queued
+// ahead of it.
+func TestLab4_4_AbortOvertakesQueue(t *testing.T) {
+	k := factlog.NewKernel()
+	_, err := k.Run([]factlog.Event{start(1), delta(1, "one")})
+	require.NoError(t, err, "Kernel.Run(start(1), delta)")
+
+	queue := []factlog.Event{delta(1, " two"), toolStart(1, "t1"), abort(1), delta(1, " three")}
+	got, err := k.Run(queue)
+	require.NoError(t, err, "Kernel.Run(delta, tool_start, abort, delta)")
+	assert.Equal(t, factlog.StatusAborted, got.Status, "Run(...): run 1 was aborted")
+	assert.Equal(t, []string{"one"}, got.Deltas, "Run(delta, tool_start, abort, delta): the abort is handled before "+
+		"the events queued with it, so none of them reach the aborted run. A cancel that waits its turn in the queue "+
+		"lets the run go on after the person said stop")
+	assert.Empty(t, got.Tools, "no tool of the aborted queue started")
+	assert.Equal(t, []factlog.Event{delta(1, " two"), toolStart(1, "t1"), abort(1), delta(1, " three")}, queue,
+		"Run changed the caller's queue: find the aborts without reordering the caller's slice")
+
+	got, err = k.Run([]factlog.Event{start(2), delta(2, "a"), delta(2, "b")})
+	require.NoError(t, err, "Kernel.Run(start(2), delta, delta)")
+	assert.Equal(t, []string{"a", "b"}, got.Deltas, "events that are not aborts keep their order")
+}
+
+// Rule 4.4.6: an event of an unknown kind refuses the whole queue.
+func TestLab4_4_UnknownEventAppliesNothing(t *testing.T) {
+	told := 0
+	k := factlog.NewKernel(func(factlog.State) { told++ })
+	_, err := k.Run([]factlog.Event{start(1), delta(1, "ok")})
+	require.NoError(t, err, "Kernel.Run(start(1), delta)")
+	require.Equal(t, 1, told, "the subscriber is told after a Run")
+
+	_, err = k.Run([]factlog.Event{delta(1, " more"), {Kind: "retry", RunID: 1}, end(1)})
+	var unknown *factlog.UnknownEventError
+	require.True(t, errors.As(err, &unknown), "Kernel.Run(delta, retry, end) error = %s; want an *UnknownEventError: "+
+		"\"retry\" is not an event kind", describe(err))
+	assert.Equal(t, factlog.UnknownEventError{Index: 1, Kind: "retry"}, *unknown, "the error names the event's index and kind")
+	assert.Equal(t, 1, told, "a refused queue tells no subscriber: nothing changed")
+
+	got, err := k.Run(nil)
+	require.NoError(t, err, "Kernel.Run(nil)")
+	assert.Equal(t, factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"ok"}}, normal(got),
+		"nothing of the refused queue was applied, not even the delta before the unknown event")
+}

@@ -1,0 +1,187 @@
+package factlog_test
+
+// Public tests of exercise 4.3, SessionLog. Run them with
+//
+//	go test -run Lab4_3
+//
+// The log writes through a fakeWriter (helpers_test.go), which records every
+// call and fails the call a test chooses, half way through its line.
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	factlog "github.com/coursekit/course/labs/04-factlog"
+)
+
+// requireTainted requires that err is a *TaintedError whose cause matches
+// cause, and that the call wrote nothing.
+func requireTainted(t *testing.T, w *fakeWriter, callsBefore int, err error, cause error, what string) {
+	t.Helper()
+	var tainted *factlog.TaintedError
+	require.True(t, errors.As(err, &tainted), "%s: error = %s; want a *TaintedError. Lab 4.3: once a write failed, "+
+		"the storage may end in half a line, and the log refuses every later append for good", what, describe(err))
+	assert.True(t, errors.Is(err, factlog.ErrTainted), "%s: errors.Is(err, ErrTainted)", what)
+	assert.True(t, errors.Is(err, cause), "%s: error = %s; want it to carry the cause, %v (TaintedError.Err)", what,
+		describe(err), cause)
+	assert.Len(t, w.calls, callsBefore, "%s: the write function was called again. A tainted log writes nothing, or "+
+		"the new line would be glued to the half line before it: %q", what, w.callStrings())
+}
+
+// Rule 4.3.1, 4.3.5: each append writes its entry's line and "\n", in one
+// call; Entries lists the committed entries in order.
+func TestLab4_3_AppendWritesOneLineEach(t *testing.T) {
+	w := newFakeWriter()
+	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
+	var want []string
+	for _, e := range seedTree() {
+		require.NoError(t, log.Append(e), "Append(%q) on a healthy log", e.ID)
+		want = append(want, line(t, e)+"\n")
+	}
+	assert.Equal(t, want, w.callStrings(), "one call to the write function per Append, with exactly "+
+		"EncodeEntry(e) and \"\\n\": the newline is the commit mark, and earlier lines are never written again")
+	assert.Equal(t, seedTree(), log.Entries(), "Entries(): the committed entries, in the order they were appended")
+
+	rec, err := factlog.Recover(w.stored.String())
+	require.NoError(t, err, "Recover(what the log wrote)")
+	assert.Equal(t, seedTree(), rec.Entries, "what the log wrote recovers as what was appended")
+	assert.Nil(t, rec.Tail, "every line the log writes ends in \"\\n\"")
+}
+
+// Rule 4.3.2: an invalid entry, a taken id or a missing parent is refused
+// before anything is written, and the log goes on.
+func TestLab4_3_RefusedEntryWritesNothing(t *testing.T) {
+	w := newFakeWriter()
+	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
+	require.NoError(t, log.Append(user("r", "", "start")), "Append(root r) on an empty log")
+
+	err := log.Append(assistant("r", "", "another r"))
+	var dup *factlog.DuplicateIDError
+	require.True(t, errors.As(err, &dup), "Append(a second entry with id r) error = %s; want a *DuplicateIDError: "+
+		"two entries with one id would make the tree ambiguous", describe(err))
+	assert.Equal(t, "r", dup.ID, "DuplicateIDError.ID")
+
+	err = log.Append(assistant("a", "nope", "ok"))
+	var broken *factlog.BrokenChainError
+	require.True(t, errors.As(err, &broken), "Append(a with parent nope) error = %s; want a *BrokenChainError: the log "+
+		"holds no entry nope, and writing a would put a broken chain on disk", describe(err))
+	assert.Equal(t, factlog.BrokenChainError{ChildID: "a", ParentID: "nope"}, *broken, "BrokenChainError fields")
+
+	err = log.Append(factlog.Entry{Type: "system", ID: "s", ParentID: "r", Text: "?"})
+	var fe *factlog.FieldError
+	require.True(t, errors.As(err, &fe), "Append(an entry of type \"system\") error = %s; want the *FieldError of "+
+		"EncodeEntry", describe(err))
+
+	assert.Len(t, w.calls, 1, "a refused entry is refused before the write function is called: calls = %q", w.callStrings())
+	require.NoError(t, log.Append(assistant("a", "r", "ok")), "Append(a valid child of r) after three refusals: "+
+		"a refusal writes nothing, so it does not taint the log")
+	assert.Equal(t, []string{"r", "a"}, ids(log.Entries()), "Entries(): refused entries are not in it")
+}
+
+// Rule 4.3.3, 4.3.4: a write that fails half way returns a *WriteError and
+// taints the log; the next append is refused without a write.
+func TestLab4_3_FailedWriteTaints(t *testing.T) {
+	w := newFakeWriter()
+	w.failCall(2, 10, errDiskFull)
+	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
+	require.NoError(t, log.Append(user("r", "", "start")), "Append(r): the first write succeeds")
+
+	err := log.Append(assistant("a", "r", "ok"))
+	var we *factlog.WriteError
+	require.True(t, errors.As(err, &we), "Append(a), whose write failed after 10 bytes, error = %s; want a *WriteError",
+		describe(err))
+	assert.Equal(t, "a", we.ID, "WriteError.ID names the entry whose write failed")
+	assert.True(t, errors.Is(err, errDiskFull), "Append(a) error = %s; want it to wrap the write function's error", describe(err))
+	assert.Equal(t, []string{"r"}, ids(log.Entries()), "Entries(): a's write failed, so a is not committed")
+
+	err = log.Append(user("b", "r", "are you there?"))
+	requireTainted(t, w, 2, err, errDiskFull, "Append(b) after the failed write of a")
+	assert.True(t, errors.As(err, &we) && we.ID == "a", "Append(b) error = %s; want it to carry a's *WriteError, "+
+		"the reason the log stopped", describe(err))
+	assert.Equal(t, line(t, user("r", "", "start"))+"\n"+line(t, assistant("a", "r", "ok"))[:10], w.stored.String(),
+		"the storage holds r and the first 10 bytes of a: exactly the half line the log must never write after")
+}
+
+// Rule 4.3.4: a tainted log refuses every later append for good, whatever
+// the entry, even when the storage would work again.
+func TestLab4_3_TaintedForGood(t *testing.T) {
+	w := newFakeWriter()
+	w.failCall(1, 0, errDiskFull)
+	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
+	err := log.Append(user("r", "", "start"))
+	require.True(t, errors.Is(err, errDiskFull), "Append(r), whose write failed, error = %s; want it to wrap the "+
+		"write function's error", describe(err))
+
+	// Call 2 and later of the fake would succeed now: the log must not try.
+	later := []factlog.Entry{
+		user("r", "", "the same root again"),
+		user("r2", "", "a new root"),
+		assistant("a", "r", "a child of the failed entry"),
+		{Type: "system", ID: "", Text: "an invalid entry"},
+		user("r3", "", "one more"),
+	}
+	for _, e := range later {
+		err := log.Append(e)
+		requireTainted(t, w, 1, err, errDiskFull, "Append("+e.ID+") after a failed write")
+	}
+	assert.Empty(t, log.Entries(), "Entries(): nothing was committed")
+	assert.Empty(t, w.stored.String(), "the storage is as the failed write left it")
+}
+
+// Rule 4.3.5: Entries returns a new slice each time.
+func TestLab4_3_EntriesIsANewSlice(t *testing.T) {
+	w := newFakeWriter()
+	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
+	require.NoError(t, log.Append(user("r", "", "start")), "Append(r)")
+	require.NoError(t, log.Append(assistant("a", "r", "ok")), "Append(a)")
+
+	got := log.Entries()
+	require.Len(t, got, 2, "Entries() after two appends")
+	got[0].Text = "rewritten by the caller"
+	got[1].ID = "z"
+	assert.Equal(t, []factlog.Entry{user("r", "", "start"), assistant("a", "r", "ok")}, log.Entries(),
+		"changing the slice Entries() returned changed the log: a committed fact is never changed, so return a copy")
+}
+
+// Rule 4.3.6, 4.3.1: a log opened over a recovery goes on from its entries
+// and writes only new lines.
+func TestLab4_3_OpenGoesOnFromRecovery(t *testing.T) {
+	rec, err := factlog.Recover(committed(lines(t, user("r", "", "start"), assistant("m1", "r", "ok"))...))
+	require.NoError(t, err, "test setup: Recover")
+	w := newFakeWriter()
+	log := factlog.OpenSessionLog(w.write, rec)
+	assert.Equal(t, []string{"r", "m1"}, ids(log.Entries()), "Entries() of a log opened over two recovered entries")
+
+	rec.Entries[0].Text = "changed after OpenSessionLog"
+	assert.Equal(t, "start", log.Entries()[0].Text, "OpenSessionLog must copy rec.Entries: the caller's slice is "+
+		"still the caller's")
+
+	var dup *factlog.DuplicateIDError
+	assert.True(t, errors.As(log.Append(user("m1", "r", "again")), &dup), "Append(m1) when m1 was recovered: want a "+
+		"*DuplicateIDError, the recovered entries count")
+	require.NoError(t, log.Append(user("m2", "m1", "next")), "Append(m2, a child of the recovered m1)")
+	assert.Equal(t, []string{line(t, user("m2", "m1", "next")) + "\n"}, w.callStrings(),
+		"the only write is m2's line: the recovered lines are in the storage already and are never written again")
+	assert.Equal(t, []string{"r", "m1", "m2"}, ids(log.Entries()), "Entries()")
+}
+
+// Rule 4.3.6: a log opened over a recovery with a torn tail is tainted from
+// the start.
+func TestLab4_3_OpenOverATailStartsTainted(t *testing.T) {
+	text := committed(line(t, user("r", "", "start"))) + `{"type":"assistant","id":"a","pa`
+	rec, err := factlog.Recover(text)
+	require.NoError(t, err, "test setup: Recover")
+	require.NotNil(t, rec.Tail, "test setup: Recover(%s) must report the tail", short(text))
+
+	w := newFakeWriter()
+	log := factlog.OpenSessionLog(w.write, rec)
+	err = log.Append(assistant("b", "r", "ok"))
+	requireTainted(t, w, 0, err, factlog.ErrUnterminatedTail, "Append(b) on a log opened over a torn last line")
+	var tail *factlog.UnterminatedTailError
+	require.True(t, errors.As(err, &tail), "error = %s; want the recovery's *UnterminatedTailError as the cause", describe(err))
+	assert.Equal(t, 2, tail.Line, "the cause names the torn line")
+	assert.Equal(t, []string{"r"}, ids(log.Entries()), "the committed entries are still readable")
+}
