@@ -10,5 +10,5 @@ import "embed"
 // FS holds every lab directory, and this module's go.mod and go.sum, from
 // which each workspace's go.mod and go.sum are made.
 //
-//go:embed go.mod go.sum all:10-session
+//go:embed go.mod go.sum all:10-session all:11-agentstore
 var FS embed.FS

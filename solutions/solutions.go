@@ -9,5 +9,5 @@ import "embed"
 
 // FS holds every solution directory.
 //
-//go:embed all:10-session
+//go:embed all:10-session all:11-agentstore
 var FS embed.FS
