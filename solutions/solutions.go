@@ -7,7 +7,7 @@ package solutions
 
 import "embed"
 
-// FS holds every solution directory.
+// FS holds every solution directory (NN-slug, as in the labs module).
 //
-//go:embed all:04-factlog all:10-session
+//go:embed all:[0-9]*
 var FS embed.FS

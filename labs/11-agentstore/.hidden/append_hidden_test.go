@@ -1,0 +1,119 @@
+package agentstore_test
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	agentstore "github.com/coursekit/course/labs/11-agentstore"
+)
+
+var fsErrNotExist = fs.ErrNotExist
+
+// Rule 11.2.1, 11.2.2: appending to pi's file continues from its leaf with
+// one new line.
+func TestLab11_2_HiddenAppendToPiFile(t *testing.T) {
+	fx := newFixture()
+	fx.fs.setFile(sessPath, piSession)
+	s := mustOpen(t, fx.opts(), "pi's file")
+	fx.ids.then("3f9a2c1b", "deadbeef") // the first is taken
+	mark := fx.fs.mark()
+	id := mustAppend(t, s, agentstore.Message(`{"role":"user","content":"and tabs?","timestamp":1}`))
+	assert.Equal(t, "deadbeef", id)
+	line := requireOneAppend(t, fx.fs.opsSince(mark), "AppendMessage on pi's file")
+	assert.Equal(t, "7c8d9e0f", line["parentId"])
+	assert.True(t, strings.HasPrefix(fx.fs.file(sessPath), piSession))
+	assert.Equal(t, "deadbeef", leafOf(t, s))
+}
+
+// Rule 11.2.4: a write that fails without writing a byte taints all the
+// same: the store cannot know how much was written.
+func TestLab11_2_HiddenFailOutrightStillTaints(t *testing.T) {
+	fx := newFixture()
+	s, got := newStoreWith(t, fx, user("hi"), assistant("hello"))
+	denied := errors.New("permission denied")
+	fx.fs.fail("AppendFile", fsFailure{Err: denied, Written: 0})
+	_, err := appendMsg(t, s, user("third"))
+	require.True(t, errors.Is(err, denied))
+	mark := fx.fs.mark()
+	_, err = appendMsg(t, s, user("fourth"))
+	assert.True(t, errors.Is(err, agentstore.ErrTainted) && errors.Is(err, denied), "AppendMessage after a failed write = %s", describe(err))
+	assert.Empty(t, fx.fs.opsSince(mark))
+	assert.Equal(t, got, ids(pathOf(t, s)))
+}
+
+// Rule 11.2.3, 11.2.5: after each kind of refusal every other method still
+// answers.
+func TestLab11_2_HiddenRefusalsReleaseTheStore(t *testing.T) {
+	fx := newFixture()
+	s, got := newStoreWith(t, fx, user("hi"))
+	for _, m := range []string{`"just a string"`, `{"role":""}`, `{"role":"compactionSummary"}`, ``} {
+		_, err := appendMsg(t, s, agentstore.Message(m))
+		require.Error(t, err, "AppendMessage(%q)", m)
+		assert.Equal(t, got[0], leafOf(t, s))
+		assert.Len(t, contextOf(t, s), 1)
+		assert.Len(t, pathOf(t, s), 1)
+		_, ok := entryOf(t, s, got[0])
+		assert.True(t, ok)
+	}
+}
+
+// Rule 11.2.1: a generator that only gives empty ids is given up on.
+func TestLab11_2_HiddenOnlyEmptyIDs(t *testing.T) {
+	fx := newFixture()
+	s := mustOpen(t, fx.opts(), "new session")
+	empty := make([]string, agentstore.MaxIDAttempts)
+	fx.ids.then(empty...)
+	mark := fx.fs.mark()
+	_, err := appendMsg(t, s, user("hi"))
+	assert.True(t, errors.Is(err, agentstore.ErrNoFreeID), "AppendMessage with only empty ids = %s", describe(err))
+	assert.Empty(t, fx.fs.opsSince(mark))
+	id := mustAppend(t, s, user("hi again"))
+	assert.Equal(t, "e1", id, "the next append asks again and gets e1")
+}
+
+// Rule 11.2.5: appends, reads of the context and of the path, all at once.
+func TestLab11_2_HiddenConcurrentAppendsAndContexts(t *testing.T) {
+	fx := newFixture()
+	s, _ := newStoreWith(t, fx, user("start"))
+	const n = 50
+	var wg sync.WaitGroup
+	bad := make(chan string, 4*n)
+	for i := 0; i < n; i++ {
+		wg.Add(3)
+		go func(i int) {
+			defer wg.Done()
+			if _, err := s.AppendMessage(assistant(fmt.Sprintf("reply %d", i))); err != nil {
+				bad <- err.Error()
+			}
+		}(i)
+		go func() {
+			defer wg.Done()
+			ctx := s.BuildContext()
+			if len(ctx) == 0 {
+				bad <- "BuildContext returned nothing"
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			path := s.PathToLeaf()
+			for j := 1; j < len(path); j++ {
+				if path[j].ParentID != path[j-1].ID {
+					bad <- fmt.Sprintf("PathToLeaf: %s follows %s but its parent is %s", path[j].ID, path[j-1].ID, path[j].ParentID)
+				}
+			}
+		}()
+	}
+	within(t, "concurrent calls", func() bool { wg.Wait(); return true })
+	close(bad)
+	for b := range bad {
+		t.Error(b)
+	}
+	assert.Len(t, pathOf(t, s), n+1, "one chain of all the appends")
+}

@@ -1,0 +1,247 @@
+package agentstore_test
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	agentstore "github.com/coursekit/course/labs/11-agentstore"
+)
+
+// threeEntries is a small existing session: a user message, a reply, and a
+// second question.
+func threeEntries() string {
+	return headerLine("s0", T1, "/old/cwd") +
+		msgLine("a", "", user("list the files")) +
+		msgLine("b", "a", assistant("README.md and go.mod")) +
+		msgLine("c", "b", user("read README.md"))
+}
+
+// Rule 11.1.1: a missing file becomes a new session, whose header line is
+// written beside the path and renamed over it.
+func TestLab11_1_MissingFileGetsHeaderByRename(t *testing.T) {
+	fx := newFixture()
+	s := mustOpen(t, fx.opts(), "missing file")
+
+	want := headerLine("s1", T0, sessCwd)
+	assert.Equal(t, want, fx.fs.file(sessPath),
+		"after Open of a missing file, the file must hold exactly one header line: version 3, the id from "+
+			"NewSessionID, Now() in UTC formatted with TimeFormat, and Options.Cwd")
+	assert.Equal(t, agentstore.Header{Version: 3, ID: "s1", Timestamp: T0, Cwd: sessCwd}, headerOf(t, s),
+		"Header() of a new session")
+	assert.Equal(t, "", leafOf(t, s), "a new session has no entry, so no leaf")
+
+	ops := fx.fs.opsSince(0)
+	var sawRename bool
+	for _, o := range writesTo(ops, sessPath) {
+		if o.Op == "Rename" && o.Path == agentstore.TempPath(sessPath) {
+			sawRename = true
+			continue
+		}
+		t.Errorf("Open of a missing file called %s; the header must be written to TempPath(path) and renamed "+
+			"over the path, so that the path never holds half a header (calls: %s)", o, opNames(ops))
+	}
+	assert.True(t, sawRename, "Open of a missing file must Rename(TempPath(path), path); calls: %s", opNames(ops))
+	assert.Equal(t, []string{sessPath}, fx.fs.paths(), "no temporary file is left behind")
+}
+
+// Rule 11.1.1: an existing but empty file is a new session too.
+func TestLab11_1_EmptyFileIsNewSession(t *testing.T) {
+	fx := newFixture()
+	fx.fs.setFile(sessPath, "")
+	s := mustOpen(t, fx.opts(), "empty file")
+	assert.Equal(t, headerLine("s1", T0, sessCwd), fx.fs.file(sessPath),
+		"an empty file has no header yet: Open writes one, as for a missing file")
+	assert.Equal(t, "s1", headerOf(t, s).ID)
+	for _, o := range writesTo(fx.fs.opsSince(0), sessPath) {
+		assert.Equal(t, "Rename", o.Op, "Open of an empty file called %s: the header goes in by rename only", o)
+	}
+}
+
+// Rule 11.1.1: a failed header write or rename fails Open, leaves the path
+// as it was and removes the temporary file.
+func TestLab11_1_FailedHeaderWriteLeavesNothing(t *testing.T) {
+	diskFull := errors.New("no space left on device")
+	for _, op := range []string{"WriteFile", "Rename"} {
+		t.Run(op, func(t *testing.T) {
+			fx := newFixture()
+			fx.fs.fail(op, fsFailure{Err: diskFull, Written: -1})
+			_, err := open(t, fx.opts())
+			assert.True(t, errors.Is(err, diskFull),
+				"Open of a missing file when %s fails = %s; want that error (errors.Is)", op, describe(err))
+			assert.Equal(t, missing, fx.fs.file(sessPath), "after a failed %s the path holds nothing", op)
+			assert.Equal(t, missing, fx.fs.file(agentstore.TempPath(sessPath)),
+				"after a failed %s, Open must Remove the temporary file it wrote; files left: %v", op, fx.fs.paths())
+		})
+	}
+}
+
+// Rule 11.1.2, 11.1.4: an existing file is only read; Header, Leaf and
+// Entry come from its lines.
+func TestLab11_1_ExistingFileIsOnlyRead(t *testing.T) {
+	fx := newFixture()
+	fx.fs.setFile(sessPath, threeEntries())
+	s := mustOpen(t, fx.opts(), "three-entry file")
+
+	requireOnlyReads(t, fx.fs.opsSince(0), "Open of an existing file")
+	assert.Equal(t, threeEntries(), fx.fs.file(sessPath), "Open must never change an existing file")
+	assert.Equal(t, agentstore.Header{Version: 3, ID: "s0", Timestamp: T1, Cwd: "/old/cwd"}, headerOf(t, s),
+		"Header() is the file's first line, not a new header (and not Options.Cwd)")
+	assert.Equal(t, "c", leafOf(t, s), "the leaf is the entry of the last line")
+	assert.Empty(t, fx.sessions.handedOut(), "an existing session keeps its id: NewSessionID must not be called")
+
+	for _, want := range []agentstore.Entry{
+		{Type: "message", ID: "a", Timestamp: T1, Message: user("list the files")},
+		{Type: "message", ID: "b", ParentID: "a", Timestamp: T1, Message: assistant("README.md and go.mod")},
+		{Type: "message", ID: "c", ParentID: "b", Timestamp: T1, Message: user("read README.md")},
+	} {
+		got, ok := entryOf(t, s, want.ID)
+		require.True(t, ok, "Entry(%q) found nothing after Open: the index must be rebuilt from the file's lines", want.ID)
+		assert.Equal(t, want, got, "Entry(%q)", want.ID)
+	}
+	_, ok := entryOf(t, s, "zz")
+	assert.False(t, ok, "Entry of an id no line has")
+}
+
+// Rule 11.1.2: a read error is returned; only a missing file is a new session.
+func TestLab11_1_ReadErrorIsReturned(t *testing.T) {
+	fx := newFixture()
+	denied := &fs.PathError{Op: "open", Path: sessPath, Err: fs.ErrPermission}
+	fx.fs.readError = denied
+	_, err := open(t, fx.opts())
+	assert.True(t, errors.Is(err, fs.ErrPermission),
+		"Open over a file that cannot be read = %s; want the read error — only fs.ErrNotExist means "+
+			"\"no session yet\"; any other error must not become a new, empty session", describe(err))
+	requireOnlyReads(t, fx.fs.opsSince(0), "a failed Open")
+}
+
+// Rule 11.1.3: a committed line the store cannot accept fails Open with a
+// *LineError naming the path and the physical line.
+func TestLab11_1_BadLinesNameTheirLine(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		text string
+		line int
+		is   error
+		as   any
+	}{
+		{"not JSON on line 3, after a blank line", headerLine("s0", T1, "/") + "\n" + `{"type":"message","id":` + "\n", 3, nil, nil},
+		{"no header", msgLine("a", "", user("hi")), 1, agentstore.ErrNoHeader, nil},
+		{"version 2", `{"type":"session","version":2,"id":"s0","timestamp":"` + T1 + `","cwd":"/"}` + "\n", 1, nil, new(*agentstore.VersionError)},
+		{"entry without id", headerLine("s0", T1, "/") + msgLine("a", "", user("hi")) +
+			`{"type":"message","parentId":"a","timestamp":"` + T1 + `","message":{"role":"user","content":"x"}}` + "\n", 3, nil, new(*agentstore.FieldError)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFixture()
+			fx.fs.setFile(sessPath, tc.text)
+			_, err := open(t, fx.opts())
+			var le *agentstore.LineError
+			require.True(t, errors.As(err, &le), "Open over %q = %s; want a *LineError", tc.text, describe(err))
+			assert.Equal(t, tc.line, le.Line, "LineError.Line for %q: physical, 1-based, blank lines counted", tc.text)
+			assert.Equal(t, sessPath, le.Path, "LineError.Path: the error must say which file")
+			if tc.is != nil {
+				assert.True(t, errors.Is(err, tc.is), "Open over %q = %s; want errors.Is(err, %v)", tc.text, describe(err), tc.is)
+			}
+			if tc.as != nil {
+				assert.True(t, errors.As(err, tc.as), "Open over %q = %s; want it to wrap a %T", tc.text, describe(err), tc.as)
+			}
+			requireOnlyReads(t, fx.fs.opsSince(0), "a failed Open")
+		})
+	}
+}
+
+// Rule 11.1.4: ids are unique and parents come first; the index is built
+// in one pass over the lines.
+func TestLab11_1_IndexRejectsDuplicatesAndOrphans(t *testing.T) {
+	t.Run("duplicate", func(t *testing.T) {
+		fx := newFixture()
+		fx.fs.setFile(sessPath, threeEntries()+msgLine("b", "c", assistant("again")))
+		_, err := open(t, fx.opts())
+		var de *agentstore.DuplicateIDError
+		require.True(t, errors.As(err, &de), "Open over a file where line 5 repeats id \"b\" = %s; want a *DuplicateIDError", describe(err))
+		assert.Equal(t, "b", de.ID)
+		var le *agentstore.LineError
+		require.True(t, errors.As(err, &le), "the *DuplicateIDError must come inside a *LineError")
+		assert.Equal(t, 5, le.Line, "the line of the second \"b\"")
+	})
+	t.Run("parent on a later line", func(t *testing.T) {
+		fx := newFixture()
+		text := headerLine("s0", T1, "/") + msgLine("a", "", user("hi")) + msgLine("b", "c", assistant("early")) +
+			msgLine("c", "a", user("late"))
+		fx.fs.setFile(sessPath, text)
+		_, err := open(t, fx.opts())
+		var mp *agentstore.MissingParentError
+		require.True(t, errors.As(err, &mp), "Open over a file whose line 3 names a parent that only line 4 holds = %s; "+
+			"want a *MissingParentError: an append-only file always has the parent first", describe(err))
+		assert.Equal(t, agentstore.MissingParentError{ChildID: "b", ParentID: "c"}, *mp)
+		var le *agentstore.LineError
+		require.True(t, errors.As(err, &le))
+		assert.Equal(t, 3, le.Line)
+	})
+}
+
+// Rule 11.1.4: the leaf is the entry of the last line, not the deepest
+// entry and not the last message; Entry knows entries of every type.
+func TestLab11_1_LeafIsTheLastLine(t *testing.T) {
+	fx := newFixture()
+	text := headerLine("s0", T1, "/") +
+		msgLine("a", "", user("hi")) +
+		msgLine("b", "a", assistant("one")) +
+		msgLine("c", "b", user("two")) +
+		compactionLine("k", "c", "they said hi", "b", 99) +
+		msgLine("d", "a", assistant("another answer to hi")) +
+		otherLine("label", "l", "d")
+	fx.fs.setFile(sessPath, text)
+	s := mustOpen(t, fx.opts(), "file whose last line is a label on a short branch")
+	assert.Equal(t, "l", leafOf(t, s), "the leaf is the last line's entry, whatever its type and depth")
+
+	k, ok := entryOf(t, s, "k")
+	require.True(t, ok, "Entry(\"k\"): a compaction line is an entry too")
+	assert.Equal(t, agentstore.Entry{Type: "compaction", ID: "k", ParentID: "c", Timestamp: T1,
+		Summary: "they said hi", FirstKeptEntryID: "b", TokensBefore: 99}, k)
+	l, ok := entryOf(t, s, "l")
+	require.True(t, ok, "Entry(\"l\"): a line of a type the store does not interpret is still in the tree")
+	assert.Equal(t, agentstore.Entry{Type: "label", ID: "l", ParentID: "d", Timestamp: T1}, l)
+}
+
+// Rule 11.1.5: a last line without "\n" was never committed.
+func TestLab11_1_UnterminatedTailIsNotAFact(t *testing.T) {
+	fx := newFixture()
+	whole := msgLine("d", "c", assistant("it says hello"))
+	text := threeEntries() + whole[:len(whole)/2]
+	fx.fs.setFile(sessPath, text)
+	s := mustOpen(t, fx.opts(), "file ending in half a line")
+	assert.Equal(t, "c", leafOf(t, s), "the half line on line 5 is not a fact: the leaf is the last committed entry")
+	_, ok := entryOf(t, s, "d")
+	assert.False(t, ok, "Entry(\"d\"): an unterminated line must not be decoded or indexed")
+	_, ok = entryOf(t, s, "c")
+	assert.True(t, ok, "the committed entries are all there")
+	requireOnlyReads(t, fx.fs.opsSince(0), "Open of a file with a tail (nothing is repaired automatically)")
+	assert.Equal(t, text, fx.fs.file(sessPath))
+
+	// A tail that would decode fine is still not committed.
+	fx = newFixture()
+	fx.fs.setFile(sessPath, threeEntries()+strings.TrimSuffix(whole, "\n"))
+	s = mustOpen(t, fx.opts(), "file ending in a whole line without its newline")
+	assert.Equal(t, "c", leafOf(t, s), "without its \"\\n\", even a complete-looking line was never committed")
+}
+
+// Rule 11.1.2, 11.1.4: a session file written by pi (version 3) opens: its
+// header, and every entry of every type in the index.
+func TestLab11_1_OpensPiSessionFile(t *testing.T) {
+	fx := newFixture()
+	fx.fs.setFile(sessPath, piSession)
+	s := mustOpen(t, fx.opts(), "testdata/pi-session.jsonl")
+	assert.Equal(t, agentstore.Header{Version: 3, ID: "0195932a-6e1d-7c3b-9f4e-2a6b8c0d1e2f",
+		Timestamp: "2025-03-14T09:26:53.589Z", Cwd: "/home/ada/src/tokenizer"}, headerOf(t, s))
+	assert.Equal(t, "7c8d9e0f", leafOf(t, s), "pi's leaf after loading is the last line's entry too")
+	for _, id := range piIDs {
+		_, ok := entryOf(t, s, id)
+		assert.True(t, ok, "Entry(%q) of the pi file", id)
+	}
+	requireOnlyReads(t, fx.fs.opsSince(0), "Open of pi's file")
+}
