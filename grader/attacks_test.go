@@ -145,6 +145,52 @@ func attackFixtures(t *testing.T, sol, stub []byte) []fixture {
 		{name: "slow-in-every-run", timeout: 5 * time.Second, budget: 8 * time.Second, anyReason: "time budget",
 			src: withInit(t, stub, []string{"time"}, "time.Sleep(3 * time.Second)")},
 
+		// 9. The verdict cannot be forged. Results come from the harness
+		// on fd 3, never from printed text: not even a forged line after
+		// exactly a page of output (test2json's buffer), which once hid
+		// a real "--- FAIL" from the events.
+		{name: "forged-after-a-page-of-output", src: withInit(t, stub, []string{"fmt", "strings"},
+			"go func() {\nfor i := 0; i < 64; i++ {\nfmt.Print(strings.Repeat(\"x\", 4095) + \"\\n\")\n"+forgeLines(t)+"\n}\n}()\n"+
+				"fmt.Print(strings.Repeat(\"y\", 4096))\n"+forgeLines(t)),
+			check: func(t *testing.T, rep *Report) {
+				assert.Zero(t, rep.Score, "the stub with forged pass lines scores nothing")
+			}},
+		// The nonce and the list of tests are in the harness's environment
+		// and the report goes to its fd 3: a process running an
+		// execute-only binary (not dumpable) cannot open its own /proc
+		// files, so neither can be reached by the given file I/O. /dev is
+		// read-only.
+		{name: "reads-the-nonce-writes-the-report", pass: allExercises,
+			src: withInit(t, sol, []string{"bytes"}, `
+	fio := OSFileIO{}
+	for _, p := range []string{"/proc/self/environ", "/proc/1/environ", "/proc/self/cmdline", "/proc/1/cmdline", "/proc/self/task/1/environ"} {
+		if b, err := fio.ReadFile(p); err == nil && bytes.Contains(b, []byte("COURSE_GRADER")) {
+			panic("read the grader's nonce or test list from " + p)
+		}
+	}
+	for _, p := range []string{"/proc/self/fd/3", "/dev/fd/3", "/proc/1/fd/3", "/dev/stdout", "/proc/self/fd/1"} {
+		if fio.AppendFile(p, []byte("forged end 0\n")) == nil {
+			panic("wrote to the grader's report, or the events, through " + p)
+		}
+	}
+	for _, p := range []string{"/dev/course-planted", "/dev/shm/course-planted", "/dev/mqueue/course-planted"} {
+		if fio.AppendFile(p, []byte("x")) == nil {
+			panic("wrote into " + p)
+		}
+	}`)},
+		// What student code prints reaches reports only escaped: a forged
+		// test name with a terminal escape sequence and a bidi override.
+		{name: "escape-sequences-in-a-forged-name", reason: "events for tests that were not run",
+			src: withInit(t, sol, []string{"fmt"}, `fmt.Printf("\x16=== RUN   TestEvil\x1b[2J\x1b]0;pwned\x07\u202e\n")`),
+			check: func(t *testing.T, rep *Report) {
+				for _, ex := range rep.Exercises {
+					for _, s := range []string{ex.Reason, ex.HiddenReason} {
+						assert.NotContains(t, s, "\x1b", "exercise %s reason %q carries a raw escape", ex.ID, s)
+						assert.NotContains(t, s, "\u202e", "exercise %s reason %q carries a raw bidi override", ex.ID, s)
+					}
+				}
+			}},
+
 		// 8. Races fail the exercise they happen in.
 		// 10.3's and 10.5's tests append from several goroutines at once.
 		{name: "queue-tail-without-the-lock", pass: []string{"10.1", "10.2", "10.4", "10.6"}, reason: "data race",

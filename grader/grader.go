@@ -12,12 +12,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -184,7 +183,7 @@ func New(opts Options) (*Grader, error) {
 			return nil, err
 		}
 	}
-	g.secret = append(opts.Lab.HiddenFileNames(), graderMainFile)
+	g.secret = append(opts.Lab.HiddenFileNames(), harnessFile)
 	for name := range g.extra {
 		g.secret = append(g.secret, name)
 	}
@@ -347,8 +346,11 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 			return nil, fmt.Errorf("grader: %w", err)
 		}
 	}
-	mainTest := fmt.Sprintf(graderMainTest, l.Package)
-	if err := os.WriteFile(filepath.Join(srcDir, graderMainFile), []byte(mainTest), 0o644); err != nil {
+	harness, err := harnessSource(l.Package, g.allTests())
+	if err != nil {
+		return nil, fmt.Errorf("grader: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(srcDir, harnessFile), harness, 0o644); err != nil {
 		return nil, fmt.Errorf("grader: %w", err)
 	}
 
@@ -470,15 +472,22 @@ func (g *Grader) build(ctx context.Context, srcDir, bin string) Build {
 func (g *Grader) publicBuildOutput(text string) string {
 	var keep []string
 	dropped := 0
+	inSecret := false
 	for _, line := range strings.SplitAfter(text, "\n") {
-		secret := false
+		// A compiler message goes on in indented lines ("\thave (...)",
+		// "\tother declaration of x"): they belong to the line before.
+		if inSecret && (strings.HasPrefix(line, "\t") || strings.HasPrefix(line, " ")) {
+			dropped++
+			continue
+		}
+		inSecret = false
 		for _, name := range g.secret {
 			if strings.Contains(line, name) {
-				secret = true
+				inSecret = true
 				break
 			}
 		}
-		if secret {
+		if inSecret {
 			dropped++
 			continue
 		}
@@ -719,6 +728,12 @@ func combine(ex lab.Exercise, parts []ExerciseReport) ExerciseReport {
 			er.Passed = false
 			reason := part.Reason
 			if i > 0 && !strings.HasSuffix(reason, "tests failed") {
+				// What follows the first colon can come from the hidden
+				// run (a race in a hidden test, names student code
+				// printed): students see the reason at once, the hidden
+				// tests' details only once grades are published.
+				er.HiddenReason = reason
+				reason, _, _ = strings.Cut(reason, ":")
 				reason = "hidden tests: " + reason
 			}
 			reasons = append(reasons, reason)
@@ -759,9 +774,8 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 	defer report.Close()
 	names := make([]string, len(tests))
 	for i, t := range tests {
-		names[i] = regexp.QuoteMeta(t.name)
+		names[i] = t.name
 	}
-	pattern := "^(" + strings.Join(names, "|") + ")$"
 	nonce := newNonce()
 	// No GORACE: the race detector reads it from /proc/self/environ, which
 	// a process whose binary it may not read (ours is execute-only) cannot
@@ -770,13 +784,13 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 	r.out = runJob(ctx, job{
 		Path: bin,
 		Args: []string{
-			"-test.run=" + pattern,
+			"-test.run=^" + harnessTest + "$",
 			"-test.v=test2json",
 			"-test.paniconexit0",
 			"-test.count=1",
 			"-test.timeout=" + r.timeout.String(),
 		},
-		Env:        []string{"GOTRACEBACK=single", nonceEnv + "=" + nonce},
+		Env:        []string{"GOTRACEBACK=single", nonceEnv + "=" + nonce, testsEnv + "=" + strings.Join(names, ",")},
 		Timeout:    r.timeout + runGrace,
 		Cap:        g.opts.OutputCap,
 		Extra:      []*os.File{report},
@@ -789,11 +803,13 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 	// File names in test output are relative to the grading directory, as
 	// the build's are: its temporary path is noise to a reader.
 	r.out.Output = bytes.ReplaceAll(r.out.Output, []byte(filepath.Join(work, "src")+string(filepath.Separator)), nil)
-	if r.sum, err = g.events(ctx, r.out.Output); err != nil {
+	if bytes.Count(r.out.Output, []byte("\n")) > maxOutputLines {
+		r.tooManyLines = true
+	} else if r.sum, err = g.events(ctx, r.out.Output); err != nil {
 		return nil, err
 	}
 	reported, _ := os.ReadFile(reportPath)
-	r.rr = checkReport(reported, nonce)
+	r.rep = readHarnessReport(reported, nonce)
 	if r.initHung() {
 		// Not one test started: the package's initialisation hangs, and
 		// would hang every other run the same way.
@@ -822,46 +838,29 @@ func (g *Grader) events(ctx context.Context, output []byte) (*testjson.Summary, 
 	if err != nil {
 		return nil, fmt.Errorf("grader: test2json: %w", err)
 	}
-	sum, err := testjson.Summarize(bytes.NewReader(converted))
-	if err != nil {
-		return nil, fmt.Errorf("grader: reading test events: %w", err)
+	// The tests run as the harness's subtests: "TestCourseGrader/TestX"
+	// is test TestX. What the harness itself prints between them is the
+	// run's own output.
+	sum := testjson.NewSummary()
+	d := testjson.NewDecoder(bytes.NewReader(converted))
+	for {
+		ev, err := d.Next()
+		if errors.Is(err, io.EOF) {
+			return sum, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("grader: reading test events: %w", err)
+		}
+		if ev.Test == harnessTest {
+			if ev.Action != testjson.ActionOutput {
+				continue
+			}
+			ev.Test = ""
+		}
+		ev.Test = strings.TrimPrefix(ev.Test, harnessTest+"/")
+		sum.Add(ev)
 	}
-	return sum, nil
 }
-
-const (
-	nonceEnv       = "COURSE_GRADER_NONCE"
-	graderMainFile = "zz_course_grader_main_test.go"
-	// graderMainTest is the grader's own TestMain, in the external test
-	// package so that no name of it can meet a name of the student's. It
-	// writes the result of m.Run, with the run's nonce, to fd 3. Student
-	// code may not import os (see Checker), so it cannot write fd 3, and in
-	// the sandbox it cannot reopen the report file, which is not its own.
-	graderMainTest = `// Code generated by course grade. DO NOT EDIT.
-
-package %s_test
-
-import (
-	"fmt"
-	"os"
-	"syscall"
-	"testing"
-)
-
-func TestMain(m *testing.M) {
-	nonce := os.Getenv("` + nonceEnv + `")
-	os.Unsetenv("` + nonceEnv + `")
-	code := m.Run()
-	if f := os.NewFile(3, "grader-report"); f != nil {
-		fmt.Fprintf(f, "%%s %%d\n", nonce, code)
-		f.Close()
-	}
-	// Not os.Exit: under the race detector it sleeps a second first, for
-	// every run. Every race has been reported when it happened.
-	syscall.Exit(code)
-}
-`
-)
 
 func newNonce() string {
 	b := make([]byte, 16)
@@ -871,25 +870,18 @@ func newNonce() string {
 	return hex.EncodeToString(b)
 }
 
-// runReport is what the grader's TestMain said, if it said anything.
-type runReport struct {
-	ok   bool // a report with the right nonce was there
-	code int  // m.Run's result
-}
-
-func checkReport(data []byte, nonce string) runReport {
-	fields := strings.Fields(string(data))
-	if len(fields) != 2 || fields[0] != nonce {
-		return runReport{}
-	}
-	code, err := strconv.Atoi(fields[1])
-	if err != nil {
-		return runReport{}
-	}
-	return runReport{ok: true, code: code}
-}
-
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// allTests is every test this grader may run: the harness must name them.
+func (g *Grader) allTests() []string {
+	var out []string
+	for _, tests := range g.expected {
+		for _, t := range tests {
+			out = append(out, t.name)
+		}
+	}
+	return out
 }

@@ -80,6 +80,9 @@ func Gradescope(r *Report) GradescopeResults {
 			Name: ex.ID + " " + ex.Name, Number: ex.ID, Output: out.String(), OutputFormat: "text",
 			Visibility: "visible",
 		})
+		if ex.HiddenReason != "" {
+			hiddenOut.WriteString("\n" + ex.HiddenReason + "\n")
+		}
 		if hidden > 0 {
 			res.Tests = append(res.Tests, GradescopeTest{
 				Score: 0, MaxScore: 0, Status: status,

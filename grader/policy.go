@@ -2,24 +2,26 @@ package grader
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"go/ast"
-	"go/importer"
 	"go/parser"
-	"go/scanner"
 	"go/token"
-	"go/types"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
+	"time"
+
+	"github.com/coursekit/course/grader/internal/staticcheck"
 )
 
 // AllowedImports is the standard library a student file may import: pure
@@ -72,30 +74,39 @@ func (e *PolicyError) Error() string {
 // maxViolations bounds how many problems one rejection lists.
 const maxViolations = 20
 
-// Checker is the grader's static wall. It parses a student file and
-// type-checks it with go/types against the lab's given files, then checks
-// the rules that keep student code away from the test's memory and from the
-// build. Whatever it cannot fully parse and type-check is rejected: a
-// checker that gives up must never let a file through.
+// DefaultCheckTimeout bounds the static check of one file. A real lab file
+// is checked in well under a second; a file built to make go/types work
+// for minutes is rejected when it runs out.
+const DefaultCheckTimeout = 20 * time.Second
+
+// checkOutputCap bounds what the checker's helper may print.
+const checkOutputCap = 1 << 20
+
+// Checker is the grader's static wall (package staticcheck holds the
+// rules). Each check runs in a helper process of its own, built once from
+// the rules' source, with a deadline (DefaultCheckTimeout) and a memory
+// limit: a file the helper cannot check within them is rejected, and so is
+// every file it cannot fully parse and type-check. A checker that gives up
+// must never let a file through.
 //
-// A Checker is safe for concurrent use; checks run one at a time.
+// A Checker is safe for concurrent use.
 type Checker struct {
 	editable  string            // the student file's name
 	pkg       string            // its package name
 	goVersion string            // "go1.22": the language version of the lab
-	given     map[string][]byte // the given files, by name
+	given     map[string]string // the given files, by name
 	exports   map[string]string // import path -> export data file
-
-	mu  sync.Mutex
-	imp types.Importer // shared: it caches the packages it has read
+	helper    string            // the helper program
+	timeout   time.Duration     // per check
 }
 
 // NewChecker prepares a Checker for the lab's file editable (package pkg,
 // Go language version goVersion such as "1.22") compiled with the given
 // files. goBin is the go command, asked once (`go list -export`) where the
-// export data of the standard packages is; env is its environment.
+// export data of the standard packages is, and used to build the helper
+// (offline: it needs only the standard library); env is its environment.
 func NewChecker(editable, pkg, goVersion string, given map[string][]byte, goBin string, env []string) (*Checker, error) {
-	c := &Checker{editable: editable, pkg: pkg, given: given}
+	c := &Checker{editable: editable, pkg: pkg, given: map[string]string{}, timeout: DefaultCheckTimeout}
 	if goVersion != "" {
 		c.goVersion = "go" + goVersion
 	}
@@ -106,6 +117,7 @@ func NewChecker(editable, pkg, goVersion string, given map[string][]byte, goBin 
 	}
 	fset := token.NewFileSet()
 	for name, src := range given {
+		c.given[name] = string(src)
 		f, err := parser.ParseFile(fset, name, src, parser.ImportsOnly)
 		if err != nil {
 			return nil, fmt.Errorf("checker: given file %w", err)
@@ -122,7 +134,9 @@ func NewChecker(editable, pkg, goVersion string, given map[string][]byte, goBin 
 	if c.exports, err = exportData(goBin, env, want); err != nil {
 		return nil, err
 	}
-	c.imp = importer.ForCompiler(token.NewFileSet(), "gc", c.lookup)
+	if c.helper, err = buildCheckHelper(goBin, env); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -169,395 +183,140 @@ func exportData(goBin string, env []string, pkgs map[string]bool) (map[string]st
 	return exports, nil
 }
 
-func (c *Checker) lookup(path string) (io.ReadCloser, error) {
-	f, ok := c.exports[path]
-	if !ok {
-		return nil, fmt.Errorf("%s is not a package the lab may use", path)
+// buildCheckHelper builds the checker's helper program from the source
+// package staticcheck embeds, once per source and toolchain: it is kept in
+// the user's cache directory (or, without one, a temporary directory) under
+// a name that is the hash of both.
+func buildCheckHelper(goBin string, env []string) (string, error) {
+	env = append(slices.Clone(env), "GOFLAGS=", "GO111MODULE=on", "GOWORK=off", "GOPROXY=off", "GOTOOLCHAIN=local", "CGO_ENABLED=0")
+	version, err := exec.Command(goBin, "env", "GOVERSION", "GOOS", "GOARCH").Output()
+	if err != nil {
+		return "", fmt.Errorf("%w: go env: %v", ErrSetup, err)
 	}
-	return os.Open(f)
+	h := sha256.New()
+	h.Write(version)
+	var files []string
+	err = fs.WalkDir(staticcheck.Source, ".", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("checker: %w", err)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		b, err := fs.ReadFile(staticcheck.Source, f)
+		if err != nil {
+			return "", fmt.Errorf("checker: %w", err)
+		}
+		fmt.Fprintf(h, "%s %d\n", f, len(b))
+		h.Write(b)
+	}
+	name := "checker-" + hex.EncodeToString(h.Sum(nil))[:24]
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	base, err := os.UserCacheDir()
+	if err == nil {
+		base = filepath.Join(base, "course-kit")
+		err = os.MkdirAll(base, 0o755)
+	}
+	if err != nil {
+		base = filepath.Join(os.TempDir(), "course-kit-"+strconv.Itoa(os.Getuid()))
+		if err := os.MkdirAll(base, 0o700); err != nil {
+			return "", fmt.Errorf("%w: no directory for the checker: %v", ErrSetup, err)
+		}
+	}
+	bin := filepath.Join(base, name)
+	if fi, err := os.Lstat(bin); err == nil && fi.Mode().IsRegular() {
+		return bin, nil
+	}
+	src, err := os.MkdirTemp(base, "build-*")
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	defer os.RemoveAll(src)
+	gomod := "module " + staticcheck.ModulePath + "\n\ngo 1.24\n"
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte(gomod), 0o644); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	for _, f := range files {
+		b, _ := fs.ReadFile(staticcheck.Source, f)
+		dst := filepath.Join(src, filepath.FromSlash(staticcheck.Dir), filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return "", fmt.Errorf("%w: %v", ErrSetup, err)
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			return "", fmt.Errorf("%w: %v", ErrSetup, err)
+		}
+	}
+	tmp := filepath.Join(src, name)
+	cmd := exec.Command(goBin, "build", "-trimpath", "-o", tmp, "./"+staticcheck.Dir+"/helper")
+	cmd.Dir = src
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%w: building the checker: %v: %s", ErrSetup, err, lastLine(string(out)))
+	}
+	// Rename is atomic: a grader running beside this one sees the whole
+	// program or none.
+	if err := os.Rename(tmp, bin); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	return bin, nil
 }
 
 // Check checks the student file src. It returns nil when the file may be
-// built, a *PolicyError listing what is wrong when it may not, and any
-// other error only for the checker's own trouble (a missing export data
-// file, say), which grades nothing.
-func (c *Checker) Check(src []byte) (err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	defer func() {
-		// A checker that crashes has not checked: reject, never let through.
-		if r := recover(); r != nil {
-			err = c.reject(0, fmt.Sprintf("the grader's checker failed on this file (%v); it cannot be graded as it is", r))
-		}
-	}()
-	fset := token.NewFileSet()
-	f, perr := parser.ParseFile(fset, c.editable, src, parser.ParseComments|parser.SkipObjectResolution)
-	if perr != nil {
-		return c.parseRejection(perr)
+// built, a *PolicyError listing what is wrong when it may not (including
+// when the check ran out of time or memory), and any other error only for
+// the checker's own trouble (a missing export data file, say), which
+// grades nothing.
+func (c *Checker) Check(src []byte) error {
+	req, err := json.Marshal(&staticcheck.Request{
+		File: c.editable, Package: c.pkg, GoVersion: c.goVersion, Src: string(src),
+		Given: c.given, Exports: c.exports, Allowed: AllowedImports, Max: maxViolations,
+	})
+	if err != nil {
+		return fmt.Errorf("checker: %w", err)
 	}
-	if vs := c.syntaxRules(fset, f); len(vs) > 0 {
-		return c.rejectAll(vs)
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.helper)
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.Env = []string{"GOMAXPROCS=1"}
+	cmd.Stdin = bytes.NewReader(req)
+	var stdout, stderr cappedBuffer
+	stdout.max, stderr.max = checkOutputCap, checkOutputCap
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = time.Second
+	err = cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return c.reject(0, fmt.Sprintf("the grader could not check this file within %s; a file it cannot fully check is not graded", c.timeout))
+	case err != nil && strings.Contains(stderr.buf.String(), "out of memory"):
+		return c.reject(0, "the grader ran out of memory checking this file; a file it cannot fully check is not graded")
+	case err != nil:
+		return c.reject(0, fmt.Sprintf("the grader's checker failed on this file (%v: %s); it cannot be graded as it is", err, lastLine(stderr.buf.String())))
 	}
-	files := []*ast.File{f}
-	names := make([]string, 0, len(c.given))
-	for name := range c.given {
-		names = append(names, name)
+	var res staticcheck.Result
+	if err := json.Unmarshal(stdout.buf.Bytes(), &res); err != nil {
+		return c.reject(0, "the grader's checker gave no verdict on this file ("+err.Error()+"); it cannot be graded as it is")
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		gf, err := parser.ParseFile(fset, name, c.given[name], parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return fmt.Errorf("checker: given file %w", err)
-		}
-		files = append(files, gf)
+	if res.Trouble != "" {
+		return fmt.Errorf("checker: %s", res.Trouble)
 	}
-	var typeErrs []Violation
-	givenErrs := 0
-	conf := types.Config{
-		GoVersion: c.goVersion,
-		Importer:  c.imp,
-		Sizes:     types.SizesFor("gc", runtime.GOARCH),
-		Error: func(err error) {
-			var te types.Error
-			if !errors.As(err, &te) || len(typeErrs) >= maxViolations || strings.HasPrefix(te.Msg, "\t") {
-				return // a continuation ("\tother declaration of x") adds nothing
-			}
-			pos := te.Fset.Position(te.Pos)
-			if pos.Filename != c.editable {
-				// An error in a given file: the student file broke it (by
-				// declaring one of its names again, say). The first says why.
-				if givenErrs++; givenErrs == 1 {
-					typeErrs = append(typeErrs, Violation{Problem: "does not type-check with the given files (" + err.Error() + ")"})
-				}
-				return
-			}
-			typeErrs = append(typeErrs, Violation{Line: pos.Line, Problem: "does not type-check: " + te.Msg})
-		},
+	if len(res.Violations) == 0 {
+		return nil
 	}
-	info := &types.Info{
-		Types:      map[ast.Expr]types.TypeAndValue{},
-		Defs:       map[*ast.Ident]types.Object{},
-		Uses:       map[*ast.Ident]types.Object{},
-		Selections: map[*ast.SelectorExpr]*types.Selection{},
-	}
-	pkg, terr := conf.Check(c.pkg, fset, files, info)
-	if len(typeErrs) > 0 {
-		return c.rejectAll(typeErrs)
-	}
-	if terr != nil {
-		// An error the Error hook did not see (an importer failure): the
-		// file was not fully checked.
-		return c.reject(0, "could not be type-checked: "+terr.Error())
-	}
-	if vs := c.typeRules(fset, f, pkg, info); len(vs) > 0 {
-		return c.rejectAll(vs)
-	}
-	return nil
-}
-
-func (c *Checker) reject(line int, problem string) *PolicyError {
-	return &PolicyError{File: c.editable, Violations: []Violation{{Line: line, Problem: problem}}}
-}
-
-func (c *Checker) rejectAll(vs []Violation) *PolicyError {
-	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Line < vs[j].Line })
-	vs = slices.CompactFunc(vs, func(a, b Violation) bool { return a == b })
-	if len(vs) > maxViolations {
-		vs = vs[:maxViolations]
+	vs := make([]Violation, len(res.Violations))
+	for i, v := range res.Violations {
+		vs[i] = Violation{Line: v.Line, Problem: v.Problem}
 	}
 	return &PolicyError{File: c.editable, Violations: vs}
 }
 
-// parseRejection turns go/parser's errors into violations. The compiler may
-// accept what go/parser does not (it nests deeper, for one): such a file is
-// rejected all the same, because the rules below could not be checked.
-func (c *Checker) parseRejection(err error) *PolicyError {
-	var list scanner.ErrorList
-	if !errors.As(err, &list) || len(list) == 0 {
-		return c.reject(0, "the grader cannot parse this file: "+err.Error())
-	}
-	var vs []Violation
-	for _, e := range list {
-		vs = append(vs, Violation{Line: e.Pos.Line, Problem: "the grader cannot parse this file (" + e.Msg + "); a file it cannot fully check is not graded"})
-	}
-	return c.rejectAll(vs)
-}
-
-// syntaxRules are the rules that need only the syntax tree: the package
-// clause, the imports and the directives.
-func (c *Checker) syntaxRules(fset *token.FileSet, f *ast.File) []Violation {
-	allowed := make(map[string]bool, len(AllowedImports))
-	for _, p := range AllowedImports {
-		allowed[p] = true
-	}
-	var vs []Violation
-	add := func(pos token.Pos, format string, args ...any) {
-		vs = append(vs, Violation{Line: fset.Position(pos).Line, Problem: fmt.Sprintf(format, args...)})
-	}
-	if f.Name.Name != c.pkg {
-		add(f.Name.Pos(), "package %s: the file must be in package %s", f.Name.Name, c.pkg)
-	}
-	for _, imp := range f.Imports {
-		p, err := strconv.Unquote(imp.Path.Value)
-		if err != nil {
-			add(imp.Pos(), "import %s cannot be read", imp.Path.Value)
-			continue
-		}
-		if !allowed[p] {
-			add(imp.Pos(), "import %q is not allowed; a lab file may import only: %s", p, strings.Join(AllowedImports, ", "))
-		}
-	}
-	for _, group := range f.Comments {
-		for _, cm := range group.List {
-			text := cm.Text
-			body := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(text, "//"), "/*"))
-			switch {
-			case strings.HasPrefix(text, "//go:") || strings.HasPrefix(text, "/*go:"):
-				add(cm.Pos(), "directive %s is not allowed", strings.Fields(text)[0])
-			case strings.HasPrefix(text, "//line") || strings.HasPrefix(text, "/*line"):
-				add(cm.Pos(), "//line directives are not allowed")
-			case strings.HasPrefix(body, "+build"):
-				add(cm.Pos(), "build constraints are not allowed")
-			case strings.HasPrefix(text, "//export ") || strings.HasPrefix(body, "#cgo"):
-				add(cm.Pos(), "cgo directives are not allowed")
-			}
-		}
-	}
-	return vs
-}
-
-// typeRules are the rules that need types: no methods on the given types
-// (an Is or As method there would change what the tests' errors.Is and
-// errors.As see), no writes to the given files' variables, and no value of
-// type unsafe.Pointer (sync/atomic hands some out without importing unsafe).
-func (c *Checker) typeRules(fset *token.FileSet, f *ast.File, pkg *types.Package, info *types.Info) []Violation {
-	var vs []Violation
-	add := func(pos token.Pos, format string, args ...any) {
-		vs = append(vs, Violation{Line: fset.Position(pos).Line, Problem: fmt.Sprintf(format, args...)})
-	}
-	inStudentFile := func(obj types.Object) bool {
-		return obj != nil && fset.Position(obj.Pos()).Filename == c.editable
-	}
-
-	for _, d := range f.Decls {
-		fn, ok := d.(*ast.FuncDecl)
-		if !ok || fn.Recv == nil || len(fn.Recv.List) == 0 {
-			continue
-		}
-		tv, ok := info.Types[fn.Recv.List[0].Type]
-		if !ok {
-			add(fn.Pos(), "method %s: its receiver could not be checked", fn.Name.Name)
-			continue
-		}
-		t := tv.Type
-		if p, ok := t.(*types.Pointer); ok {
-			t = p.Elem()
-		}
-		named, ok := types.Unalias(t).(*types.Named)
-		if !ok || !inStudentFile(named.Obj()) {
-			add(fn.Pos(), "method %s on %s: methods may be declared only on types that %s declares, not on the given files' types", fn.Name.Name, types.TypeString(t, types.RelativeTo(pkg)), c.editable)
-		}
-	}
-
-	// The given files' package-level variables: readable, never written.
-	given := map[types.Object]bool{}
-	for _, name := range pkg.Scope().Names() {
-		if v, ok := pkg.Scope().Lookup(name).(*types.Var); ok && !inStudentFile(v) {
-			given[v] = true
-		}
-	}
-	givenRoot := func(e ast.Expr) (*ast.Ident, bool) {
-		id := rootIdent(e, info)
-		if id == nil {
-			return nil, false
-		}
-		return id, given[info.Uses[id]]
-	}
-	written := map[*ast.Ident]bool{}
-	writes := func(e ast.Expr, what string) {
-		if id, ok := givenRoot(e); ok && !written[id] {
-			written[id] = true
-			add(id.Pos(), "%s %s, a variable of the given files: they may be read, never changed", what, id.Name)
-		}
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			if n.Tok != token.DEFINE {
-				for _, l := range n.Lhs {
-					writes(l, "assigns to")
-				}
-			}
-		case *ast.IncDecStmt:
-			writes(n.X, "changes")
-		case *ast.RangeStmt:
-			if n.Tok == token.ASSIGN {
-				for _, l := range []ast.Expr{n.Key, n.Value} {
-					if l != nil {
-						writes(l, "assigns to")
-					}
-				}
-			}
-		case *ast.UnaryExpr:
-			if n.Op == token.AND {
-				writes(n.X, "takes the address of")
-			}
-		case *ast.SelectorExpr:
-			// x.M() with a pointer receiver takes x's address implicitly.
-			if sel, ok := info.Selections[n]; ok && sel.Kind() == types.MethodVal {
-				if sig, ok := sel.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
-					if _, ptrRecv := sig.Recv().Type().(*types.Pointer); ptrRecv && !isPointer(info.Types[n.X].Type) {
-						writes(n.X, "takes the address of")
-					}
-				}
-			}
-		case *ast.Ident:
-			// A variable whose value shares memory (a map, a slice, a
-			// pointer, a struct holding them) would hand out the course's
-			// state with its value: such a variable may not be used at all.
-			if obj := info.Uses[n]; given[obj] && !written[n] && !sharesNothing(obj.Type()) {
-				written[n] = true
-				add(n.Pos(), "uses %s, a variable of the given files of type %s, which shares memory with them", n.Name, types.TypeString(obj.Type(), types.RelativeTo(pkg)))
-			}
-		}
-		return true
-	})
-
-	// Of the expressions holding an unsafe.Pointer, the outermost one of
-	// each line is named (info.Types is a map: no order of its own).
-	byLine := map[int]ast.Expr{}
-	for e, tv := range info.Types {
-		if tv.Type == nil || !containsUnsafePointer(tv.Type, pkg, map[types.Type]bool{}) {
-			continue
-		}
-		pos := fset.Position(e.Pos())
-		if pos.Filename != c.editable {
-			continue
-		}
-		if old, ok := byLine[pos.Line]; !ok || e.Pos() < old.Pos() || (e.Pos() == old.Pos() && e.End() > old.End()) {
-			byLine[pos.Line] = e
-		}
-	}
-	for _, e := range byLine {
-		add(e.Pos(), "a value of type unsafe.Pointer (%s) is not allowed", types.ExprString(e))
-	}
-	return vs
-}
-
-// rootIdent returns the variable an lvalue-like expression writes through:
-// v for v, v.field, v[i], *v, (v), v[i:j]; nil when there is none (a call,
-// a method value, a qualified name of another package).
-func rootIdent(e ast.Expr, info *types.Info) *ast.Ident {
-	for {
-		switch x := e.(type) {
-		case *ast.Ident:
-			return x
-		case *ast.ParenExpr:
-			e = x.X
-		case *ast.IndexExpr:
-			e = x.X
-		case *ast.SliceExpr:
-			e = x.X
-		case *ast.StarExpr:
-			e = x.X
-		case *ast.SelectorExpr:
-			sel, ok := info.Selections[x]
-			if !ok || sel.Kind() != types.FieldVal {
-				return nil
-			}
-			e = x.X
-		default:
-			return nil
-		}
-	}
-}
-
-func isPointer(t types.Type) bool {
-	if t == nil {
-		return false
-	}
-	_, ok := t.Underlying().(*types.Pointer)
-	return ok
-}
-
-// sharesNothing reports whether a copy of a value of type t is independent
-// of the original: basic types, and interfaces and funcs, whose dynamic
-// values student code cannot reach into without reflect or unsafe.
-func sharesNothing(t types.Type) bool {
-	switch t.Underlying().(type) {
-	case *types.Basic, *types.Interface, *types.Signature:
-		return true
-	}
-	return false
-}
-
-// containsUnsafePointer reports whether t is or holds, where code in pkg
-// can reach it, an unsafe.Pointer. Unexported fields and methods of other
-// packages' types do not count: sync.Pool keeps one, and reflect.Type's
-// unexported methods lead to some, but no student code can touch them.
-func containsUnsafePointer(t types.Type, pkg *types.Package, seen map[types.Type]bool) bool {
-	if seen[t] {
-		return false
-	}
-	seen[t] = true
-	switch t := t.(type) {
-	case *types.Basic:
-		return t.Kind() == types.UnsafePointer
-	case *types.Alias:
-		return containsUnsafePointer(types.Unalias(t), pkg, seen)
-	case *types.Named:
-		return containsUnsafePointer(t.Underlying(), pkg, seen)
-	case *types.Pointer:
-		return containsUnsafePointer(t.Elem(), pkg, seen)
-	case *types.Slice:
-		return containsUnsafePointer(t.Elem(), pkg, seen)
-	case *types.Array:
-		return containsUnsafePointer(t.Elem(), pkg, seen)
-	case *types.Chan:
-		return containsUnsafePointer(t.Elem(), pkg, seen)
-	case *types.Map:
-		return containsUnsafePointer(t.Key(), pkg, seen) || containsUnsafePointer(t.Elem(), pkg, seen)
-	case *types.Struct:
-		for i := 0; i < t.NumFields(); i++ {
-			field := t.Field(i)
-			if !field.Exported() && field.Pkg() != pkg {
-				continue
-			}
-			if containsUnsafePointer(field.Type(), pkg, seen) {
-				return true
-			}
-		}
-	case *types.Tuple:
-		for i := 0; i < t.Len(); i++ {
-			if containsUnsafePointer(t.At(i).Type(), pkg, seen) {
-				return true
-			}
-		}
-	case *types.Signature:
-		return containsUnsafePointer(t.Params(), pkg, seen) || containsUnsafePointer(t.Results(), pkg, seen)
-	case *types.TypeParam:
-		return containsUnsafePointer(t.Constraint(), pkg, seen)
-	case *types.Interface:
-		for i := 0; i < t.NumEmbeddeds(); i++ {
-			if containsUnsafePointer(t.EmbeddedType(i), pkg, seen) {
-				return true
-			}
-		}
-		for i := 0; i < t.NumExplicitMethods(); i++ {
-			m := t.ExplicitMethod(i)
-			if !m.Exported() && m.Pkg() != pkg {
-				continue // reflect.Type's common() leads to internal/abi, out of reach
-			}
-			if containsUnsafePointer(m.Type(), pkg, seen) {
-				return true
-			}
-		}
-	case *types.Union:
-		for i := 0; i < t.Len(); i++ {
-			if containsUnsafePointer(t.Term(i).Type(), pkg, seen) {
-				return true
-			}
-		}
-	}
-	return false
+func (c *Checker) reject(line int, problem string) *PolicyError {
+	return &PolicyError{File: c.editable, Violations: []Violation{{Line: line, Problem: problem}}}
 }

@@ -2,10 +2,12 @@ package grader
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -124,4 +126,26 @@ func TestCheckerAllows(t *testing.T) {
 	for name, src := range cases {
 		assert.NoError(t, c.Check(src), "Check(file with %s)", name)
 	}
+}
+
+// A file made to keep go/types busy for minutes (a chain of embedded
+// structs: the work grows with the cube of its length) is rejected when the
+// check's deadline passes, and the checker goes on checking other files.
+func TestCheckerRejectsAFileItCannotCheckInTime(t *testing.T) {
+	c := *labChecker(t)
+	c.timeout = time.Second
+	var b strings.Builder
+	const depth = 2500 // about 20 s of type-checking on the course's CI machine
+	for i := range depth {
+		fmt.Fprintf(&b, "type chain%d struct{ chain%d }\n", i, i+1)
+	}
+	fmt.Fprintf(&b, "type chain%d struct{ X int }\nvar _ = chain0{}.X\n", depth)
+	start := time.Now()
+	err := c.Check(stubWith(t, nil, b.String()))
+	took := time.Since(start)
+	var pe *PolicyError
+	require.ErrorAs(t, err, &pe, "Check(a %d-deep chain of embedded structs) = %v, want a rejection", depth, err)
+	assert.Contains(t, pe.Error(), "could not check this file within 1s")
+	assert.Less(t, took, 30*time.Second, "Check took %s: the helper was not killed at its deadline", took)
+	assert.NoError(t, c.Check(stubSource(t)), "after a timeout, the checker still checks the stub")
 }

@@ -39,16 +39,20 @@ type Build struct {
 
 // ExerciseReport is the verdict on one exercise.
 type ExerciseReport struct {
-	ID        string       `json:"id"`
-	Name      string       `json:"name"`
-	Bonus     bool         `json:"bonus,omitempty"` // graded only because it was asked for
-	Passed    bool         `json:"passed"`
-	Points    int          `json:"points"`
-	MaxPoints int          `json:"max_points"`
-	Reason    string       `json:"reason,omitempty"` // why it failed, in one line
-	Tests     []TestReport `json:"tests"`
-	Output    string       `json:"output,omitempty"` // output outside any test
-	Seconds   float64      `json:"seconds,omitempty"`
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Bonus     bool   `json:"bonus,omitempty"` // graded only because it was asked for
+	Passed    bool   `json:"passed"`
+	Points    int    `json:"points"`
+	MaxPoints int    `json:"max_points"`
+	Reason    string `json:"reason,omitempty"` // why it failed, in one line: safe to show a student at once
+	// HiddenReason is the whole reason of a failed hidden run, whose detail
+	// may quote the hidden tests: for instructors, and for students only
+	// with the hidden tests' details.
+	HiddenReason string       `json:"hidden_reason,omitempty"`
+	Tests        []TestReport `json:"tests"`
+	Output       string       `json:"output,omitempty"` // output outside any test
+	Seconds      float64      `json:"seconds,omitempty"`
 }
 
 // TestReport is one test of an exercise.
@@ -133,9 +137,12 @@ func WriteText(w io.Writer, r *Report, st Style) error {
 		if ex.Passed || !r.Build.OK {
 			continue
 		}
-		notes[i] = append(notes[i], st.Dim(ex.Reason))
+		notes[i] = append(notes[i], st.Dim(printable(ex.Reason)))
+		if ex.HiddenReason != "" {
+			notes[i] = append(notes[i], st.Dim(printable(ex.HiddenReason)))
+		}
 		if t, ok := ex.FirstFailure(); ok {
-			notes[i] = append(notes[i], st.Dim(fmt.Sprintf("first failure: %s (%s)", t.Name, t.Status)))
+			notes[i] = append(notes[i], st.Dim(fmt.Sprintf("first failure: %s (%s)", printable(t.Name), t.Status)))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -202,8 +209,12 @@ func printable(line string) string {
 	}
 	var b strings.Builder
 	for _, r := range line {
-		if isUnsafeRune(r) {
+		switch {
+		case isUnsafeRune(r) && r < 0x100:
 			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		case isUnsafeRune(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
 			continue
 		}
 		b.WriteRune(r)
@@ -211,7 +222,12 @@ func printable(line string) string {
 	return b.String()
 }
 
-func isUnsafeRune(r rune) bool { return r != '\t' && r != '\n' && unicode.IsControl(r) }
+// isUnsafeRune: control characters (a terminal's escape sequences start
+// with one) and the bidirectional controls that make text read otherwise
+// than it is stored.
+func isUnsafeRune(r rune) bool {
+	return r != '\t' && r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r))
+}
 
 func indent(s, prefix string) string {
 	if s == "" {

@@ -227,7 +227,9 @@ func (s *sandbox) probe(path string, args []string, cloneflags uintptr) error {
 }
 
 func (s *sandbox) bwrapNamespaces() []string {
-	args := []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--hostname", "grader"}
+	// --as-pid-1: no bubblewrap process inside the run, whose command line
+	// (its --setenv values, the host's paths) the run could read.
+	args := []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "grader"}
 	if s.disableUserns {
 		args = append(args, "--disable-userns")
 	}
@@ -431,7 +433,8 @@ func (s *sandbox) bwrapArgs(j job) ([]string, error) {
 	if len(libs) > 0 {
 		args = append(args, "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache")
 	}
-	args = append(args, "--proc", "/proc", "--dev", "/dev",
+	// /dev read-only: its tmpfs would be a second, unbounded /tmp.
+	args = append(args, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
 		// Half the memory limit: the tmpfs counts in the run's memory, and a
 		// full disk must be an error the code sees, not the run's death.
 		"--size", strconv.FormatInt(s.memory/2, 10), "--tmpfs", "/tmp",

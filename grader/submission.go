@@ -189,7 +189,11 @@ func zipFiles(p string) (map[string]func() ([]byte, error), error) {
 			continue
 		}
 		f := f
-		files[cleanArchivePath(f.Name)] = func() ([]byte, error) {
+		name := cleanArchivePath(f.Name)
+		if _, dup := files[name]; dup {
+			return nil, &SubmissionError{Path: p, Reason: fmt.Sprintf("holds two entries named %s (%q among them): keep one", name, f.Name)}
+		}
+		files[name] = func() ([]byte, error) {
 			rc, err := f.Open()
 			if err != nil {
 				return nil, err
@@ -224,7 +228,11 @@ func tarFiles(p string) (map[string]func() ([]byte, error), error) {
 			continue
 		}
 		content, err := readAllCapped(tr)
-		files[cleanArchivePath(h.Name)] = func() ([]byte, error) { return content, err }
+		name := cleanArchivePath(h.Name)
+		if _, dup := files[name]; dup {
+			return nil, &SubmissionError{Path: p, Reason: fmt.Sprintf("holds two entries named %s (%q among them): keep one", name, h.Name)}
+		}
+		files[name] = func() ([]byte, error) { return content, err }
 	}
 	return files, nil
 }

@@ -25,35 +25,37 @@ const maxTestOutput = 8 << 10
 
 // runResult is one run of the test binary, ready to be judged.
 type runResult struct {
-	tests   []expectedTest // every test the run was asked to run
-	sum     *testjson.Summary
-	out     outcome
-	rr      runReport
-	timeout time.Duration
-	cap     int
-	lim     limits
+	tests []expectedTest // every test the run was asked to run
+	sum   *testjson.Summary
+	out   outcome
+	rep   harnessReport // the harness's report on fd 3: the tests' results
+	// tooManyLines: the output was not read as events at all (each line
+	// costs the grader memory).
+	tooManyLines bool
+	timeout      time.Duration
+	cap          int
+	lim          limits
 }
 
 // statuses reads the status of each test in tests from the run's events.
 func (r *runResult) statuses(tests []expectedTest) (reports []TestReport, allPass bool, seconds float64) {
 	allPass = true
 	for _, t := range tests {
+		// The result is the harness's; the events give only the output,
+		// and say whether a test without a result had started.
 		tr := TestReport{Name: t.name, Hidden: t.hidden, Status: StatusNotRun}
-		if res, ok := r.sum.Test(t.name); ok {
+		res, seen := r.sum.Test(t.name)
+		if seen {
 			tr.Output = clip(res.OutputText(), maxTestOutput)
 			seconds += res.Elapsed
-			switch {
-			case res.Runs > 1 || res.Passes+res.Fails+res.Skips > 1:
-				tr.Status = StatusForged
-			case res.Fails == 1:
-				tr.Status = StatusFail
-			case res.Skips == 1:
-				tr.Status = StatusSkip
-			case res.Passes == 1 && res.Runs == 1:
-				tr.Status = StatusPass
-			case res.Runs == 1:
-				tr.Status = StatusNoEnd
-			}
+		}
+		switch result, ok := r.rep.results[t.name]; {
+		case seen && (res.Runs > 1 || res.Passes+res.Fails+res.Skips > 1):
+			tr.Status = StatusForged
+		case ok:
+			tr.Status = result
+		case seen && res.Runs > 0:
+			tr.Status = StatusNoEnd
 		}
 		if tr.Status != StatusPass {
 			allPass = false
@@ -75,12 +77,18 @@ func (r *runResult) trouble() string {
 	forged := false
 	for _, res := range r.sum.Tests {
 		if !want[res.Name] {
-			strangers = append(strangers, res.Name)
+			name := res.Name
+			if len(name) > 60 {
+				name = name[:60] + "…"
+			}
+			strangers = append(strangers, printable(name))
 		}
 		forged = forged || res.Runs > 1 || res.Passes+res.Fails+res.Skips > 1
 	}
 	race, raceSummary := raceReport(string(r.out.Output))
 	switch {
+	case r.tooManyLines:
+		return fmt.Sprintf("printed more than %d lines of output", maxOutputLines)
 	case r.out.MemoryExceeded:
 		return fmt.Sprintf("memory limit exceeded: the run used more than %s and was killed", humanize.IBytes(uint64(r.lim.memory)))
 	case r.out.ProcessesExceeded:
@@ -114,16 +122,16 @@ func (r *runResult) initHung() bool {
 // m.Run returned, and that code says what the events say.
 func (r *runResult) consistent() bool {
 	_, allPass, _ := r.statuses(r.tests)
-	return r.rr.ok && r.out.ExitCode == r.rr.code && (r.rr.code == 0) == allPass
+	return r.rep.ok && r.out.ExitCode == r.rep.code && (r.rep.code == 0) == allPass
 }
 
 // judge decides one exercise from a run of exactly its tests. It passes
-// only if every expected test ran exactly once and passed exactly once, no
-// test outside the expected ones reported anything, the process exited 0
-// in time without dropping output, and the grader's TestMain reported,
-// with this run's nonce, that m.Run returned 0. Text printed by student
-// code can add events but can never remove a failure, and cannot produce
-// the TestMain report.
+// only if the harness reported, with this run's nonce, a pass for every
+// expected test and the end of m.Run with 0, the process exited 0 in time
+// without dropping output, and the events show no test outside the
+// expected ones and no test with two results. Results come only from the
+// harness: text printed by student code can add events, which fails the
+// run, but can neither add nor remove a result.
 func judge(er *ExerciseReport, r *runResult) {
 	tests, allPass, _ := r.statuses(r.tests)
 	er.Tests = append(er.Tests, tests...)
@@ -133,16 +141,18 @@ func judge(er *ExerciseReport, r *runResult) {
 		er.Reason = "the course has no tests for this exercise"
 	case trouble != "":
 		er.Reason = trouble
+	case r.rep.bad != "":
+		er.Reason = "the grader's own report of this run is unreadable: " + r.rep.bad
 	case countStatus(er.Tests, StatusNotRun) == len(er.Tests):
 		er.Reason = fmt.Sprintf("no tests ran (exit status %d)", r.out.ExitCode)
 	case !allPass:
 		er.Reason = fmt.Sprintf("%d of %d tests failed", len(er.Tests)-countStatus(er.Tests, StatusPass), len(er.Tests))
 	case r.out.ExitCode != 0:
 		er.Reason = fmt.Sprintf("every test passed, but the test binary exited with status %d", r.out.ExitCode)
-	case !r.rr.ok:
+	case !r.rep.ok:
 		er.Reason = "the grader's own report of this run is missing (the test binary did not finish normally)"
-	case r.rr.code != 0:
-		er.Reason = fmt.Sprintf("the test runner returned %d although every event said pass", r.rr.code)
+	case r.rep.code != 0:
+		er.Reason = fmt.Sprintf("the test runner returned %d although every test passed", r.rep.code)
 	default:
 		er.Passed = true
 		er.Points = er.MaxPoints
@@ -168,6 +178,9 @@ func judgeShared(er *ExerciseReport, r *runResult, tests []expectedTest) (ok boo
 	er.Points = er.MaxPoints
 	return true
 }
+
+// maxOutputLines bounds how many lines of a run's output become events.
+const maxOutputLines = 100_000
 
 // limits are the resource limits a run had, for the reasons.
 type limits struct {

@@ -1,0 +1,289 @@
+package staticcheck
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// syntaxRules are the rules that need only the syntax tree: the package
+// clause, the imports and the directives.
+func (c *checker) syntaxRules(fset *token.FileSet, f *ast.File) []Violation {
+	allowed := make(map[string]bool, len(c.req.Allowed))
+	for _, p := range c.req.Allowed {
+		allowed[p] = true
+	}
+	var vs []Violation
+	add := func(pos token.Pos, format string, args ...any) {
+		vs = append(vs, Violation{Line: fset.Position(pos).Line, Problem: fmt.Sprintf(format, args...)})
+	}
+	if f.Name.Name != c.req.Package {
+		add(f.Name.Pos(), "package %s: the file must be in package %s", f.Name.Name, c.req.Package)
+	}
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			add(imp.Pos(), "import %s cannot be read", imp.Path.Value)
+			continue
+		}
+		if !allowed[p] {
+			add(imp.Pos(), "import %q is not allowed; a lab file may import only: %s", p, strings.Join(c.req.Allowed, ", "))
+		}
+	}
+	for _, group := range f.Comments {
+		for _, cm := range group.List {
+			text := cm.Text
+			body := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(text, "//"), "/*"))
+			switch {
+			case strings.HasPrefix(text, "//go:") || strings.HasPrefix(text, "/*go:"):
+				add(cm.Pos(), "directive %s is not allowed", strings.Fields(text)[0])
+			case strings.HasPrefix(text, "//line") || strings.HasPrefix(text, "/*line"):
+				add(cm.Pos(), "//line directives are not allowed")
+			case strings.HasPrefix(body, "+build"):
+				add(cm.Pos(), "build constraints are not allowed")
+			case strings.HasPrefix(text, "//export ") || strings.HasPrefix(body, "#cgo"):
+				add(cm.Pos(), "cgo directives are not allowed")
+			}
+		}
+	}
+	return vs
+}
+
+// typeRules are the rules that need types: no methods on the given types
+// (an Is or As method there would change what the tests' errors.Is and
+// errors.As see), no writes to the given files' variables, and no value of
+// type unsafe.Pointer (sync/atomic hands some out without importing unsafe).
+func (c *checker) typeRules(fset *token.FileSet, f *ast.File, pkg *types.Package, info *types.Info) []Violation {
+	var vs []Violation
+	add := func(pos token.Pos, format string, args ...any) {
+		vs = append(vs, Violation{Line: fset.Position(pos).Line, Problem: fmt.Sprintf(format, args...)})
+	}
+	inStudentFile := func(obj types.Object) bool {
+		return obj != nil && fset.Position(obj.Pos()).Filename == c.req.File
+	}
+
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Recv == nil || len(fn.Recv.List) == 0 {
+			continue
+		}
+		tv, ok := info.Types[fn.Recv.List[0].Type]
+		if !ok {
+			add(fn.Pos(), "method %s: its receiver could not be checked", fn.Name.Name)
+			continue
+		}
+		t := tv.Type
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		named, ok := types.Unalias(t).(*types.Named)
+		if !ok || !inStudentFile(named.Obj()) {
+			add(fn.Pos(), "method %s on %s: methods may be declared only on types that %s declares, not on the given files' types", fn.Name.Name, types.TypeString(t, types.RelativeTo(pkg)), c.req.File)
+		}
+	}
+
+	// The given files' package-level variables: readable, never written.
+	given := map[types.Object]bool{}
+	for _, name := range pkg.Scope().Names() {
+		if v, ok := pkg.Scope().Lookup(name).(*types.Var); ok && !inStudentFile(v) {
+			given[v] = true
+		}
+	}
+	givenRoot := func(e ast.Expr) (*ast.Ident, bool) {
+		id := rootIdent(e, info)
+		if id == nil {
+			return nil, false
+		}
+		return id, given[info.Uses[id]]
+	}
+	written := map[*ast.Ident]bool{}
+	writes := func(e ast.Expr, what string) {
+		if id, ok := givenRoot(e); ok && !written[id] {
+			written[id] = true
+			add(id.Pos(), "%s %s, a variable of the given files: they may be read, never changed", what, id.Name)
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok != token.DEFINE {
+				for _, l := range n.Lhs {
+					writes(l, "assigns to")
+				}
+			}
+		case *ast.IncDecStmt:
+			writes(n.X, "changes")
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				for _, l := range []ast.Expr{n.Key, n.Value} {
+					if l != nil {
+						writes(l, "assigns to")
+					}
+				}
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				writes(n.X, "takes the address of")
+			}
+		case *ast.SelectorExpr:
+			// x.M() with a pointer receiver takes x's address implicitly.
+			if sel, ok := info.Selections[n]; ok && sel.Kind() == types.MethodVal {
+				if sig, ok := sel.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
+					if _, ptrRecv := sig.Recv().Type().(*types.Pointer); ptrRecv && !isPointer(info.Types[n.X].Type) {
+						writes(n.X, "takes the address of")
+					}
+				}
+			}
+		case *ast.Ident:
+			// A variable whose value shares memory (a map, a slice, a
+			// pointer, a struct holding them) would hand out the course's
+			// state with its value: such a variable may not be used at all.
+			if obj := info.Uses[n]; given[obj] && !written[n] && !sharesNothing(obj.Type()) {
+				written[n] = true
+				add(n.Pos(), "uses %s, a variable of the given files of type %s, which shares memory with them", n.Name, types.TypeString(obj.Type(), types.RelativeTo(pkg)))
+			}
+		}
+		return true
+	})
+
+	// Of the expressions holding an unsafe.Pointer, the outermost one of
+	// each line is named (info.Types is a map: no order of its own).
+	byLine := map[int]ast.Expr{}
+	for e, tv := range info.Types {
+		if tv.Type == nil || !containsUnsafePointer(tv.Type, pkg, map[types.Type]bool{}) {
+			continue
+		}
+		pos := fset.Position(e.Pos())
+		if pos.Filename != c.req.File {
+			continue
+		}
+		if old, ok := byLine[pos.Line]; !ok || e.Pos() < old.Pos() || (e.Pos() == old.Pos() && e.End() > old.End()) {
+			byLine[pos.Line] = e
+		}
+	}
+	for _, e := range byLine {
+		add(e.Pos(), "a value of type unsafe.Pointer (%s) is not allowed", types.ExprString(e))
+	}
+	return vs
+}
+
+// rootIdent returns the variable an lvalue-like expression writes through:
+// v for v, v.field, v[i], *v, (v), v[i:j]; nil when there is none (a call,
+// a method value, a qualified name of another package).
+func rootIdent(e ast.Expr, info *types.Info) *ast.Ident {
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return x
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.SliceExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.SelectorExpr:
+			sel, ok := info.Selections[x]
+			if !ok || sel.Kind() != types.FieldVal {
+				return nil
+			}
+			e = x.X
+		default:
+			return nil
+		}
+	}
+}
+
+func isPointer(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	_, ok := t.Underlying().(*types.Pointer)
+	return ok
+}
+
+// sharesNothing reports whether a copy of a value of type t is independent
+// of the original: basic types, and interfaces and funcs, whose dynamic
+// values student code cannot reach into without reflect or unsafe.
+func sharesNothing(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Basic, *types.Interface, *types.Signature:
+		return true
+	}
+	return false
+}
+
+// containsUnsafePointer reports whether t is or holds, where code in pkg
+// can reach it, an unsafe.Pointer. Unexported fields and methods of other
+// packages' types do not count: sync.Pool keeps one, and reflect.Type's
+// unexported methods lead to some, but no student code can touch them.
+func containsUnsafePointer(t types.Type, pkg *types.Package, seen map[types.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *types.Basic:
+		return t.Kind() == types.UnsafePointer
+	case *types.Alias:
+		return containsUnsafePointer(types.Unalias(t), pkg, seen)
+	case *types.Named:
+		return containsUnsafePointer(t.Underlying(), pkg, seen)
+	case *types.Pointer:
+		return containsUnsafePointer(t.Elem(), pkg, seen)
+	case *types.Slice:
+		return containsUnsafePointer(t.Elem(), pkg, seen)
+	case *types.Array:
+		return containsUnsafePointer(t.Elem(), pkg, seen)
+	case *types.Chan:
+		return containsUnsafePointer(t.Elem(), pkg, seen)
+	case *types.Map:
+		return containsUnsafePointer(t.Key(), pkg, seen) || containsUnsafePointer(t.Elem(), pkg, seen)
+	case *types.Struct:
+		for i := 0; i < t.NumFields(); i++ {
+			field := t.Field(i)
+			if !field.Exported() && field.Pkg() != pkg {
+				continue
+			}
+			if containsUnsafePointer(field.Type(), pkg, seen) {
+				return true
+			}
+		}
+	case *types.Tuple:
+		for i := 0; i < t.Len(); i++ {
+			if containsUnsafePointer(t.At(i).Type(), pkg, seen) {
+				return true
+			}
+		}
+	case *types.Signature:
+		return containsUnsafePointer(t.Params(), pkg, seen) || containsUnsafePointer(t.Results(), pkg, seen)
+	case *types.TypeParam:
+		return containsUnsafePointer(t.Constraint(), pkg, seen)
+	case *types.Interface:
+		for i := 0; i < t.NumEmbeddeds(); i++ {
+			if containsUnsafePointer(t.EmbeddedType(i), pkg, seen) {
+				return true
+			}
+		}
+		for i := 0; i < t.NumExplicitMethods(); i++ {
+			m := t.ExplicitMethod(i)
+			if !m.Exported() && m.Pkg() != pkg {
+				continue // reflect.Type's common() leads to internal/abi, out of reach
+			}
+			if containsUnsafePointer(m.Type(), pkg, seen) {
+				return true
+			}
+		}
+	case *types.Union:
+		for i := 0; i < t.Len(); i++ {
+			if containsUnsafePointer(t.Term(i).Type(), pkg, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,73 @@
+package grader
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/coursekit/course/grader/testjson"
+)
+
+// eventsSay is a summary in which every named test ran and passed, as a
+// run's events would show it, forged or not.
+func eventsSay(names ...string) *testjson.Summary {
+	s := testjson.NewSummary()
+	for _, n := range names {
+		s.Add(testjson.Event{Action: testjson.ActionRun, Package: "p", Test: n})
+		s.Add(testjson.Event{Action: testjson.ActionPass, Package: "p", Test: n})
+	}
+	s.Add(testjson.Event{Action: testjson.ActionPass, Package: "p"})
+	return s
+}
+
+func cleanRun(rep harnessReport, names ...string) *runResult {
+	var tests []expectedTest
+	for _, n := range names {
+		tests = append(tests, expectedTest{name: n})
+	}
+	return &runResult{tests: tests, sum: eventsSay(names...), rep: rep, timeout: time.Minute, cap: DefaultOutputCap}
+}
+
+// The events are text student code can print; the harness's report on
+// fd 3 is the verdict. Events that say pass do not outvote it.
+func TestJudgeTakesResultsFromTheHarnessNotTheEvents(t *testing.T) {
+	const nonce = "n0nce"
+	cases := []struct {
+		name   string
+		report string
+		pass   bool
+		reason string
+	}{
+		{"the harness says pass", nonce + " pass TestA\n" + nonce + " pass TestB\n" + nonce + " end 0\n", true, ""},
+		{"the harness says one failed", nonce + " pass TestA\n" + nonce + " fail TestB\n" + nonce + " end 1\n", false, "1 of 2 tests failed"},
+		{"no report at all", "", false, "2 of 2 tests failed"},
+		{"a report without the end", nonce + " pass TestA\n" + nonce + " pass TestB\n", false, "report of this run is missing"},
+		{"another nonce", "guess pass TestA\nguess pass TestB\nguess end 0\n", false, "not the harness's"},
+		{"a test twice", nonce + " fail TestA\n" + nonce + " pass TestA\n" + nonce + " pass TestB\n" + nonce + " end 0\n", false, "twice"},
+		{"a line after the end", nonce + " pass TestA\n" + nonce + " pass TestB\n" + nonce + " end 0\n" + nonce + " pass TestA\n", false, "does not end"},
+		{"end 0 after a failure", nonce + " pass TestA\n" + nonce + " fail TestB\n" + nonce + " end 0\n", false, "1 of 2 tests failed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := cleanRun(readHarnessReport([]byte(c.report), nonce), "TestA", "TestB")
+			er := &ExerciseReport{ID: "1.1", MaxPoints: 10}
+			judge(er, r)
+			assert.Equal(t, c.pass, er.Passed, "judge(events: both pass; harness report %q) passed = %v, reason %q", c.report, er.Passed, er.Reason)
+			if !c.pass {
+				assert.Contains(t, er.Reason, c.reason)
+				assert.Zero(t, er.Points)
+			}
+		})
+	}
+}
+
+// A shared run is trusted for an exercise only when the harness ended it
+// normally; otherwise the exercise is run on its own.
+func TestJudgeSharedNeedsTheHarnessEnd(t *testing.T) {
+	r := cleanRun(readHarnessReport([]byte("n pass TestA\n"), "n"), "TestA")
+	er := &ExerciseReport{ID: "1.1", MaxPoints: 10}
+	assert.False(t, judgeShared(er, r, r.tests), "judgeShared with a report that never ended: want undecided")
+	r = cleanRun(readHarnessReport([]byte("n pass TestA\nn end 0\n"), "n"), "TestA")
+	assert.True(t, judgeShared(er, r, r.tests), "judgeShared with a clean report and exit 0: want a pass")
+}
