@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -182,6 +183,9 @@ func New(opts Options) (*Grader, error) {
 		if g.extra, private, err = readPrivateTests(opts.TestsDir); err != nil {
 			return nil, err
 		}
+		if err := checkPrivatePrefixes(opts.TestsDir, private, opts.Lab); err != nil {
+			return nil, err
+		}
 	}
 	g.secret = append(opts.Lab.HiddenFileNames(), harnessFile)
 	for name := range g.extra {
@@ -262,6 +266,21 @@ func readPrivateTests(dir string) (map[string][]byte, []string, error) {
 		files["private_"+filepath.Base(m)] = data
 	}
 	return files, names, nil
+}
+
+// checkPrivatePrefixes refuses a --tests suite with a test that belongs to
+// no exercise: it would never run, and its author would think it had.
+func checkPrivatePrefixes(dir string, names []string, l *lab.Lab) error {
+	var prefixes []string
+	for _, ex := range l.Exercises {
+		prefixes = append(prefixes, ex.TestPrefix)
+	}
+	for _, name := range names {
+		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
+			return fmt.Errorf("--tests %s: %s belongs to no exercise, so it would never run: a test's name must start with an exercise's prefix (%s)", dir, name, strings.Join(prefixes, ", "))
+		}
+	}
+	return nil
 }
 
 func findGo(explicit string) (string, error) {

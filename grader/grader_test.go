@@ -428,3 +428,21 @@ func declaringTestNames(t *testing.T, src []byte) []byte {
 	require.Greater(t, added, 50, "the tests declare many names; a handful means the list is wrong")
 	return []byte(b.String())
 }
+
+// A --tests test whose name starts with no exercise's prefix would never
+// run; it is refused, named, with the prefixes it could have.
+func TestPrivateTestsMustBelongToAnExercise(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "extra_test.go"), []byte(`package session_test
+
+import "testing"
+
+func TestLab10_1_MyCase(t *testing.T) {}
+
+func TestMyForgottenPrefix(t *testing.T) {}
+`), 0o644))
+	_, err := New(Options{Lab: testLab(t), TestsDir: dir, Sandbox: SandboxOff})
+	require.Error(t, err, "New(--tests with TestMyForgottenPrefix) = nil error, want a refusal")
+	assert.Contains(t, err.Error(), "TestMyForgottenPrefix belongs to no exercise")
+	assert.Contains(t, err.Error(), "TestLab10_1_")
+}
