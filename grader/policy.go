@@ -221,7 +221,7 @@ func buildCheckHelper(goBin string, env []string) (string, error) {
 	base, err := os.UserCacheDir()
 	if err == nil {
 		base = filepath.Join(base, "course-kit")
-		err = os.MkdirAll(base, 0o755)
+		err = os.MkdirAll(base, 0o700)
 	}
 	if err != nil {
 		base = filepath.Join(os.TempDir(), "course-kit-"+strconv.Itoa(os.Getuid()))
@@ -229,8 +229,16 @@ func buildCheckHelper(goBin string, env []string) (string, error) {
 			return "", fmt.Errorf("%w: no directory for the checker: %v", ErrSetup, err)
 		}
 	}
+	// The checker decides what may run: a directory or a program someone
+	// else could have put there (in a shared /tmp, say) is never used.
+	if err := ownedByUs(base, true); err != nil {
+		return "", fmt.Errorf("%w: the checker's directory %s: %v", ErrSetup, base, err)
+	}
 	bin := filepath.Join(base, name)
-	if fi, err := os.Lstat(bin); err == nil && fi.Mode().IsRegular() {
+	if fi, err := os.Lstat(bin); err == nil {
+		if err := ownedByUs(bin, false); err != nil || !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("%w: the checker %s is not a program of this user's (%v); remove it", ErrSetup, bin, err)
+		}
 		return bin, nil
 	}
 	src, err := os.MkdirTemp(base, "build-*")
