@@ -42,8 +42,8 @@ type Classroom struct {
 // ClassroomStep is one exercise's step: what it runs and what it is worth.
 type ClassroomStep struct {
 	ID       string // the step id, also the reporter's runner name
-	Name     string // "10.1 PathTo"
-	Command  string // go test -count=1 -run '^TestLab10_1_'
+	Name     string // the exercise's id and name, "N.M Name"
+	Command  string // go test -count=1 -run '^<its test prefix>'
 	Points   int
 	Minutes  int
 	Exercise lab.Exercise
@@ -79,7 +79,7 @@ func (c *Classroom) Steps() ([]ClassroomStep, error) {
 	return steps, nil
 }
 
-// stepID makes a step id of an exercise id: "10.1" is "lab10-1" (a letter
+// stepID makes a step id of an exercise id: "N.M" is "labN-M" (a letter
 // first, then letters, digits and "-", as step ids and the reporter's
 // environment variable names allow).
 func stepID(chapter, exID string) string {

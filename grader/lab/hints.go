@@ -12,7 +12,7 @@ import (
 )
 
 // HintsPath is where a lab directory keeps its hints, keyed by exercise id:
-// {"10.1": [{"en": "...", "zh": "..."}, ...], ...}. A lab without the file
+// {"N.M": [{"en": "...", "zh": "..."}, ...], ...}. A lab without the file
 // has no hints.
 const HintsPath = ".meta/hints.json"
 

@@ -156,6 +156,42 @@ func (c *Catalog) Chapters() []string {
 	return out
 }
 
+// EditableNames returns every file name that some lab's student edits, in
+// catalog order, each once.
+func (c *Catalog) EditableNames() []string {
+	var out []string
+	for _, l := range c.labs {
+		for _, e := range l.Editable {
+			if !slices.Contains(out, e) {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// ByPackage returns the labs whose students edit exactly the files
+// editable, in package pkg: how a submission's lab is told from its
+// package clause when nothing else says it.
+func (c *Catalog) ByPackage(editable []string, pkg string) []*Lab {
+	var out []*Lab
+	for _, l := range c.labs {
+		if l.Package == pkg && slices.Equal(l.Editable, editable) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// PackageName returns the name in the package clause of Go source src.
+func PackageName(src []byte) (string, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.PackageClauseOnly)
+	if err != nil {
+		return "", err
+	}
+	return f.Name.Name, nil
+}
+
 // Lookup returns the lab of chapter, or an *UnknownChapterError.
 func (c *Catalog) Lookup(chapter string) (*Lab, error) {
 	for _, l := range c.labs {
@@ -391,6 +427,16 @@ func (l *Lab) grouped(names []string, exID string) []string {
 		}
 	}
 	return out
+}
+
+// Stub returns the lab's first editable file as the lab hands it out: the
+// stub a student starts from.
+func (l *Lab) Stub() ([]byte, error) {
+	b, err := fs.ReadFile(l.labsFS, path.Join(l.Slug, l.Editable[0]))
+	if err != nil {
+		return nil, fmt.Errorf("lab %s: stub: %w", l.Chapter, err)
+	}
+	return b, nil
 }
 
 // Solution returns the reference solution of the lab's first editable file.

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -87,47 +89,104 @@ func fixtureLab(t *testing.T) *lab.Lab {
 	return l
 }
 
+// TestLoadReadsTheEmbeddedLabs holds every lab directory to the course's
+// conventions (docs/authoring.md): a lab is a directory NN-slug of the labs
+// module with a manifest, and nothing else makes one.
 func TestLoadReadsTheEmbeddedLabs(t *testing.T) {
 	c, err := lab.Load()
 	require.NoError(t, err)
-	assert.Equal(t, []string{"10"}, c.Chapters())
-	require.Len(t, c.Labs(), 1)
-
-	l, err := c.Lookup("10")
+	dirs, err := fs.ReadDir(labs.FS, ".")
 	require.NoError(t, err)
-	assert.Equal(t, "10-session", l.Slug)
-	assert.Equal(t, "github.com/coursekit/course/labs/10-session", l.Module,
-		"the workspace's module path is the lab's package path in the labs module, so that "+
-			"labs/10-session/cmd/crashcheck imports it the same way in both")
-	assert.Equal(t, "session", l.Package)
-	assert.Equal(t, []string{"session.go"}, l.Editable)
-	require.Len(t, l.Exercises, 7)
-	total := 0
-	for i, e := range l.Exercises {
-		n := string(rune('1' + i))
-		assert.Equal(t, "10."+n, e.ID)
-		assert.Equal(t, "TestLab10_"+n+"_", e.TestPrefix)
-		assert.Equal(t, e.ID == "10.7", e.Bonus, "only 10.7 (the repair) is a bonus exercise")
-		if !e.Bonus {
-			total += e.Points
+	var want []string // the chapters of the directories, as they sort
+	for _, d := range dirs {
+		if _, err := fs.Stat(labs.FS, path.Join(d.Name(), lab.ManifestPath)); err == nil {
+			l := lookupSlug(t, c, d.Name())
+			want = append(want, l.Chapter)
 		}
 	}
-	assert.Equal(t, 100, total, "the points of the exercises graded by default")
+	require.NotEmpty(t, want, "the labs module holds labs")
+	sort.Slice(want, func(i, j int) bool {
+		return len(want[i]) < len(want[j]) || len(want[i]) == len(want[j]) && want[i] < want[j]
+	})
+	assert.Equal(t, want, c.Chapters(), "every lab directory, by chapter in numeric order")
+	require.Len(t, c.Labs(), len(want))
 
-	ex, err := l.Exercise("10.4")
-	require.NoError(t, err)
-	assert.Equal(t, "RecoverJSONL", ex.Name)
+	packages := map[string]string{} // editable files and package -> chapter
+	for _, l := range c.Labs() {
+		assert.Regexp(t, `^0*`+regexp.QuoteMeta(l.Chapter)+`-[a-z0-9]+$`, l.Slug, "lab %s: its directory is NN-slug, NN its chapter", l.Chapter)
+		assert.Equal(t, "github.com/coursekit/course/labs/"+l.Slug, l.Module,
+			"lab %s: the workspace's module path is the lab's package path in the labs module, so that "+
+				"a cmd/ program in it imports the lab the same way in both", l.Chapter)
+		key := strings.Join(l.Editable, ",") + " in package " + l.Package
+		if other, ok := packages[key]; ok {
+			t.Errorf("labs %s and %s both have students edit %s: course grade tells labs apart by their files and package", other, l.Chapter, key)
+		}
+		packages[key] = l.Chapter
+		require.NotEmpty(t, l.Editable)
+		total := 0
+		for i, e := range l.Exercises {
+			n := strconv.Itoa(i + 1)
+			assert.Equal(t, l.Chapter+"."+n, e.ID, "lab %s: exercises are numbered in order", l.Chapter)
+			assert.Equal(t, "TestLab"+l.Chapter+"_"+n+"_", e.TestPrefix, "lab %s: the test prefix of %s", l.Chapter, e.ID)
+			assert.NotEmpty(t, e.Name)
+			if !e.Bonus {
+				total += e.Points
+			}
+		}
+		assert.Equal(t, 100, total, "lab %s: the points of the exercises graded by default", l.Chapter)
+		for i, e := range l.Exercises {
+			if e.Bonus {
+				for _, later := range l.Exercises[i:] {
+					assert.True(t, later.Bonus, "lab %s: a bonus exercise comes after every graded one (%s)", l.Chapter, later.ID)
+				}
+			}
+		}
+		ex, err := l.Exercise(l.Exercises[0].ID)
+		require.NoError(t, err)
+		assert.Equal(t, l.Exercises[0], ex)
+	}
+}
+
+// lookupSlug returns the lab of c in directory slug.
+func lookupSlug(t *testing.T, c *lab.Catalog, slug string) *lab.Lab {
+	t.Helper()
+	for _, l := range c.Labs() {
+		if l.Slug == slug {
+			return l
+		}
+	}
+	t.Fatalf("labs/%s holds a manifest but is not in the catalog", slug)
+	return nil
 }
 
 func TestLookupUnknownChapter(t *testing.T) {
 	c, err := lab.Load()
 	require.NoError(t, err)
-	_, err = c.Lookup("11")
+	_, err = c.Lookup("999")
 	var uc *lab.UnknownChapterError
 	require.ErrorAs(t, err, &uc)
-	assert.Equal(t, "11", uc.Chapter)
-	assert.Equal(t, []string{"10"}, uc.Known)
-	assert.EqualError(t, err, `unknown chapter "11" (known: 10)`)
+	assert.Equal(t, "999", uc.Chapter)
+	assert.Equal(t, c.Chapters(), uc.Known)
+	assert.EqualError(t, err, `unknown chapter "999" (known: `+strings.Join(c.Chapters(), ", ")+`)`)
+}
+
+func TestByPackageTellsTheLabOfASource(t *testing.T) {
+	c, err := lab.Load()
+	require.NoError(t, err)
+	for _, l := range c.Labs() {
+		stub, err := l.Stub()
+		require.NoError(t, err)
+		pkg, err := lab.PackageName(stub)
+		require.NoError(t, err)
+		assert.Equal(t, l.Package, pkg, "lab %s: the stub is in the manifest's package", l.Chapter)
+		assert.Equal(t, []*lab.Lab{l}, c.ByPackage(l.Editable, pkg), "lab %s", l.Chapter)
+		assert.Empty(t, c.ByPackage([]string{"other.go"}, pkg), "another editable file is another lab")
+		for _, e := range l.Editable {
+			assert.Contains(t, c.EditableNames(), e)
+		}
+	}
+	_, err = lab.PackageName([]byte("// no clause\n"))
+	assert.Error(t, err)
 }
 
 func TestExerciseUnknown(t *testing.T) {

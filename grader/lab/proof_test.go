@@ -103,6 +103,24 @@ func lab10(t *testing.T) *lab.Lab {
 	return l
 }
 
+// eachLab runs proof for every lab of the course, each in a parallel
+// subtest named after its chapter: every lab gets the same proof, a new
+// one included.
+func eachLab(t *testing.T, proof func(t *testing.T, l *lab.Lab)) {
+	t.Helper()
+	goTool(t)
+	t.Parallel()
+	c, err := lab.Load()
+	require.NoError(t, err)
+	require.NotEmpty(t, c.Labs())
+	for _, l := range c.Labs() {
+		t.Run("lab "+l.Chapter, func(t *testing.T) {
+			t.Parallel()
+			proof(t, l)
+		})
+	}
+}
+
 // allTests returns every test of the lab from its sources, public then
 // hidden, and fails t if an exercise has no public test or a test belongs to
 // no exercise.
@@ -129,9 +147,10 @@ func allTests(t *testing.T, l *lab.Lab, withHidden bool) []string {
 var topLevel = regexp.MustCompile(`(?m)^--- (?:PASS|FAIL|SKIP): (\S+)`)
 
 func TestProofPracticeWorkspaceRunsEachExerciseOffline(t *testing.T) {
-	goTool(t)
-	t.Parallel()
-	l := lab10(t)
+	eachLab(t, proofPracticeWorkspaceRunsEachExerciseOffline)
+}
+
+func proofPracticeWorkspaceRunsEachExerciseOffline(t *testing.T, l *lab.Lab) {
 	ws := filepath.Join(t.TempDir(), "mylab")
 	require.NoError(t, l.WriteWorkspace(ws))
 
@@ -163,9 +182,10 @@ func TestProofPracticeWorkspaceRunsEachExerciseOffline(t *testing.T) {
 }
 
 func TestProofStubFailsEveryTest(t *testing.T) {
-	goTool(t)
-	t.Parallel()
-	l := lab10(t)
+	eachLab(t, proofStubFailsEveryTest)
+}
+
+func proofStubFailsEveryTest(t *testing.T, l *lab.Lab) {
 	// The grading directory with the stub is the practice workspace plus
 	// the hidden tests, so one run covers both.
 	dir := filepath.Join(t.TempDir(), "stub")
@@ -197,9 +217,10 @@ func TestProofStubFailsEveryTest(t *testing.T) {
 }
 
 func TestProofSolutionPassesEveryTestWithRace(t *testing.T) {
-	goTool(t)
-	t.Parallel()
-	l := lab10(t)
+	eachLab(t, proofSolutionPassesEveryTestWithRace)
+}
+
+func proofSolutionPassesEveryTestWithRace(t *testing.T, l *lab.Lab) {
 	sol := releasetest.Solution(t, l) // skips in a student release, which has none
 	if bytes.Contains(sol, []byte("ErrNotImplemented")) {
 		t.Errorf("solutions/%s/%s still returns ErrNotImplemented: the reference solution is not finished", l.Slug, l.Editable[0])
@@ -242,16 +263,19 @@ func headLines(s string, n int) string {
 // TestProofTestNamesNeverClashWithAStudentsNames declares, beside the
 // reference solution, every package-level name the lab's public and hidden
 // test files declare (and TestMain, the grader's own): the tests live in
-// package session_test, so the file still builds and every test passes. A
-// student can name a helper as they like.
+// the external test package (package session_test for package session), so
+// the file still builds and every test passes. A student can name a helper
+// as they like.
 func TestProofTestNamesNeverClashWithAStudentsNames(t *testing.T) {
-	goTool(t)
-	t.Parallel()
-	l := lab10(t)
+	eachLab(t, proofTestNamesNeverClashWithAStudentsNames)
+}
+
+func proofTestNamesNeverClashWithAStudentsNames(t *testing.T, l *lab.Lab) {
 	sol := releasetest.Solution(t, l) // skips in a student release, which has none
 	names, err := l.TestFileNames()
 	require.NoError(t, err)
-	require.Contains(t, names, "jsonlPath", "the names of the tests' own helpers are among them")
+	require.True(t, slices.ContainsFunc(names, func(n string) bool { return !strings.HasPrefix(n, "Test") }),
+		"lab %s: the names of the tests' own helpers are among %v", l.Chapter, names)
 
 	// A name the package itself declares (a given file, or the solution's
 	// own helper) cannot be declared twice in it; the test files cannot
@@ -297,7 +321,7 @@ func TestProofTestNamesNeverClashWithAStudentsNames(t *testing.T) {
 		}
 	}
 	b.WriteString(")\n")
-	require.Greater(t, declared, 50, "the fixture declares the tests' names")
+	require.Greater(t, declared, len(allTests(t, l, true)), "the fixture declares every test's name and more")
 	student := append(append([]byte(nil), sol...), b.String()...)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, l.Editable[0]), student, 0o644))
 

@@ -25,7 +25,7 @@ type Rule struct {
 }
 
 // RuleTest is a test and the rules its doc comment says it checks, in the
-// form "// Rule 10.1.4, 10.1.5: why".
+// form "// Rule N.M.1, N.M.2: why".
 type RuleTest struct {
 	Test   string
 	Hidden bool

@@ -85,6 +85,7 @@ var rules = []Rule{
 	{Pattern: "docs/performance.md", Why: "instructors': measures the reference solution and the grader"},
 	{Pattern: "docs/instructors.md", Why: "instructors' guide"},
 	{Pattern: "docs/release.md", Why: "instructors': how this release is made"},
+	{Pattern: "docs/authoring.md", Why: "instructors': what makes a lab, with its solutions and mutants"},
 
 	// What students need.
 	{Pattern: "go.mod", Keep: true, Why: "the course module"},

@@ -159,14 +159,28 @@ func TestMakeLeavesOutTheAnswers(t *testing.T) {
 	sort.Strings(names)
 	assert.Equal(t, names, res.Files)
 
-	// What students need is there.
-	for _, want := range []string{"go.mod", "go.sum", "README.md", ".gitignore", release.Marker,
+	// What students need is there: the tool, and every lab with its
+	// stub, handout, manifest, public tests, rule table and guide.
+	cat, err := lab.LoadFS(os.DirFS(filepath.Join(src, "labs")), os.DirFS(filepath.Join(src, "solutions")))
+	require.NoError(t, err)
+	require.NotEmpty(t, cat.Labs())
+	want := []string{"go.mod", "go.sum", "README.md", ".gitignore", release.Marker,
 		"cmd/course/main.go", "grader/grader.go", "grader/lab/lab.go", "labs/labs.go", "labs/go.mod",
-		"labs/10-session/session.go", "labs/10-session/README.md", "labs/10-session/.meta/lab.json",
-		"labs/10-session/pathto_test.go", "docs/lab10-rules.md", "docs/guide/lab10.md"} {
-		assert.Contains(t, got, want)
+		"labs/10-session/pathto_test.go"}
+	generated := []string{release.Marker, "solutions/README.md", "solutions/go.mod", "solutions/solutions.go"}
+	for _, l := range cat.Labs() {
+		for _, e := range l.Editable {
+			want = append(want, "labs/"+l.Slug+"/"+e)
+		}
+		rules := "docs/lab" + l.Chapter + "-rules.md"
+		want = append(want, "labs/"+l.Slug+"/README.md", "labs/"+l.Slug+"/.meta/lab.json", rules, "docs/guide/lab"+l.Chapter+".md")
+		generated = append(generated, rules) // made again from the public tests only
 	}
-	assert.Equal(t, []string{release.Marker, "docs/lab10-rules.md", "solutions/README.md", "solutions/go.mod", "solutions/solutions.go"}, res.Generated)
+	for _, w := range want {
+		assert.Contains(t, got, w, "release.Make(%s): the release holds %s", src, w)
+	}
+	sort.Strings(generated)
+	assert.Equal(t, generated, res.Generated, "release.Make(%s): the files it writes itself", src)
 	assert.Contains(t, string(got["README.md"]), "**Student release.**")
 
 	// What they must not see is not.
@@ -179,7 +193,7 @@ func TestMakeLeavesOutTheAnswers(t *testing.T) {
 		assert.False(t, strings.HasPrefix(n, "solutions/") && !strings.HasPrefix(n, "solutions/README.md") &&
 			n != "solutions/go.mod" && n != "solutions/solutions.go", "solutions/ holds only the empty module: %s", n)
 	}
-	for _, gone := range []string{"docs/grading.md", "docs/selfcheck.md", "docs/performance.md", "docs/release.md", "docs/instructors.md"} {
+	for _, gone := range []string{"docs/grading.md", "docs/selfcheck.md", "docs/performance.md", "docs/release.md", "docs/instructors.md", "docs/authoring.md"} {
 		assert.NotContains(t, got, gone)
 	}
 	assert.Contains(t, string(got["solutions/solutions.go"]), "var FS embed.FS")
@@ -257,23 +271,25 @@ func TestMakeLeavesOutTheAnswers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, leaks)
 
-	// The rule table is the release's own: every hidden column empty.
-	cat, err := lab.LoadFS(os.DirFS(filepath.Join(dir, "labs")), os.DirFS(filepath.Join(dir, "solutions")))
+	// Every lab's rule table is the release's own: every hidden column empty.
+	relCat, err := lab.LoadFS(os.DirFS(filepath.Join(dir, "labs")), os.DirFS(filepath.Join(dir, "solutions")))
 	require.NoError(t, err)
-	l, err := cat.Lookup("10")
-	require.NoError(t, err)
-	table, err := l.RuleTable()
-	require.NoError(t, err)
-	assert.Equal(t, table, string(got["docs/lab10-rules.md"]))
-	assert.Contains(t, table, "hidden tests of the same rules, which this copy of the course does not include")
-	for _, line := range strings.Split(table, "\n") {
-		if strings.HasPrefix(line, "| 10.") {
-			assert.NotContains(t, line, "Hidden", "a rule with hidden tests: %s", line)
-			assert.Equal(t, 4, strings.Count(line, " | ")+2, "a release's rule table has three columns: %s", line)
+	assert.Equal(t, cat.Chapters(), relCat.Chapters(), "the release has every lab")
+	for _, l := range relCat.Labs() {
+		table, err := l.RuleTable()
+		require.NoError(t, err)
+		doc := "docs/lab" + l.Chapter + "-rules.md"
+		assert.Equal(t, table, string(got[doc]), "%s is the release's own rule table", doc)
+		assert.Contains(t, table, "hidden tests of the same rules, which this copy of the course does not include")
+		for _, line := range strings.Split(table, "\n") {
+			if strings.HasPrefix(line, "| "+l.Chapter+".") {
+				assert.NotContains(t, line, "Hidden", "%s: a rule with hidden tests: %s", doc, line)
+				assert.Equal(t, 4, strings.Count(line, " | ")+2, "%s: a release's rule table has three columns: %s", doc, line)
+			}
 		}
+		_, err = l.Solution()
+		assert.ErrorIs(t, err, lab.ErrNoSolution, "lab %s of the release", l.Chapter)
 	}
-	_, err = l.Solution()
-	assert.ErrorIs(t, err, lab.ErrNoSolution)
 
 	// Links to files the release does not have are plain text now.
 	assert.NotContains(t, string(got["README.md"]), "](docs/grading.md)")
@@ -482,21 +498,29 @@ func TestReleaseBuildsTestsAndPractises(t *testing.T) {
 	}
 	assert.Contains(t, out, "student release: no reference solution")
 
-	// (4) course practice works from it, and the workspace's tests run
-	// (and fail on the stub).
-	ws := filepath.Join(t.TempDir(), "mylab")
-	code, out = goCmd(t, dir, "run", "./cmd/course", "practice", "10", ws)
-	require.Equal(t, 0, code, "course practice 10 in the release\n%s", tail(out))
-	code, out = goCmd(t, ws, "test", "-run", "Lab10_1")
-	assert.Equal(t, 1, code, "go test -run Lab10_1 on the stub\n%s", tail(out))
-	assert.Contains(t, out, "--- FAIL: TestLab10_1_")
-	assert.NotContains(t, out, "[build failed]")
-
-	// course selfcheck says it is not for a release; course release refuses
-	// one. (Built, as go run would turn their exit status 2 into 1.)
+	// (4) course practice works from it for every lab, and the workspace's
+	// tests run (and fail on the stub).
 	tool := filepath.Join(t.TempDir(), "course")
 	code, out = goCmd(t, dir, "build", "-o", tool, "./cmd/course")
 	require.Equal(t, 0, code, tail(out))
+	cat, err := lab.Load()
+	require.NoError(t, err)
+	for _, l := range cat.Labs() {
+		ws := filepath.Join(t.TempDir(), "mylab")
+		cmd := exec.Command(tool, "practice", l.Chapter, ws)
+		cmd.Dir = dir
+		b, err := cmd.CombinedOutput()
+		require.NoError(t, err, "course practice %s in the release\n%s", l.Chapter, b)
+		first := l.Exercises[0]
+		run := strings.TrimSuffix(strings.TrimPrefix(first.TestPrefix, "Test"), "_")
+		code, out = goCmd(t, ws, "test", "-run", run)
+		assert.Equal(t, 1, code, "go test -run %s on the stub of lab %s\n%s", run, l.Chapter, tail(out))
+		assert.Contains(t, out, "--- FAIL: "+first.TestPrefix, "go test -run %s on the stub of lab %s", run, l.Chapter)
+		assert.NotContains(t, out, "[build failed]", "go test -run %s on the stub of lab %s", run, l.Chapter)
+	}
+
+	// course selfcheck says it is not for a release; course release refuses
+	// one. (Built, as go run would turn their exit status 2 into 1.)
 	for _, c := range []struct {
 		args []string
 		want string

@@ -204,7 +204,7 @@ func (s *Secrets) Scan(dir string) ([]Leak, error) {
 
 // containsName reports whether name occurs in data as a whole name: not
 // followed by a letter, digit or underscore, so that hidden test
-// Lab10_1_Cycle is not found in public test Lab10_1_CycleLong.
+// LabN_M_Cycle is not found in public test LabN_M_CycleLong.
 func containsName(data []byte, name string) bool {
 	for rest := data; ; {
 		i := bytes.Index(rest, []byte(name))

@@ -21,9 +21,9 @@ import (
 // mistake a student could make, kept as a patch so it stays small and says
 // exactly what differs.
 type Mutant struct {
-	// ID is the patch's file name without .patch, e.g. "10.5-tainted-keeps-writing".
+	// ID is the patch's file name without .patch, e.g. "N.M-tainted-keeps-writing".
 	ID string
-	// Exercise is the exercise whose tests must catch it ("10.5").
+	// Exercise is the exercise whose tests must catch it ("N.M").
 	Exercise string
 	// Mistake says in one sentence what the mutant gets wrong.
 	Mistake string
@@ -34,7 +34,7 @@ type Mutant struct {
 	// race detector, which reports the race in one run, where a build
 	// without it would show the damage only by chance.
 	Race bool
-	// Patch is the unified diff against the reference session.go.
+	// Patch is the unified diff against the reference solution's file.
 	Patch []byte
 }
 
@@ -51,12 +51,12 @@ func (e *MutantError) Unwrap() error { return e.Err }
 // header of "Key: value" lines (Exercise, Mistake and Rules are required;
 // Race: true marks a data race), then the diff:
 //
-//	Exercise: 10.5
+//	Exercise: N.M
 //	Mistake: the failed write does not taint the writer
-//	Rules: 10.5.4
+//	Rules: N.M.4
 //
-//	--- a/session.go
-//	+++ b/session.go
+//	--- a/file.go
+//	+++ b/file.go
 //	@@ ...
 func LoadMutants(fsys fs.FS, dir string) ([]Mutant, error) {
 	entries, err := fs.ReadDir(fsys, dir)
@@ -125,7 +125,7 @@ func (m Mutant) Apply(solution []byte) ([]byte, error) {
 		return nil, &MutantError{File: m.ID, Err: err}
 	}
 	if len(files) != 1 {
-		return nil, &MutantError{File: m.ID, Err: fmt.Errorf("patch changes %d files, want exactly session.go", len(files))}
+		return nil, &MutantError{File: m.ID, Err: fmt.Errorf("patch changes %d files, want exactly the one a student edits", len(files))}
 	}
 	text := string(solution)
 	for i, frag := range files[0].TextFragments {

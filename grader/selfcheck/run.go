@@ -14,7 +14,6 @@ import (
 
 	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
-	"github.com/coursekit/course/labs"
 	"github.com/coursekit/course/solutions"
 )
 
@@ -112,7 +111,7 @@ type Options struct {
 // Candidates lists what the self-check grades for l: the stub, the reference
 // solution, every alternative solution and every mutant.
 func Candidates(l *lab.Lab) ([]Candidate, error) {
-	stub, err := fs.ReadFile(labs.FS, path.Join(l.Slug, l.Editable[0]))
+	stub, err := l.Stub()
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +151,66 @@ func Candidates(l *lab.Lab) ([]Candidate, error) {
 	return out, nil
 }
 
+// graderKey says which grader grades a candidate: the exercises it is
+// graded on ("" for all of them) and whether the race detector is forced.
+type graderKey struct {
+	exercise string
+	race     bool
+}
+
+// graderFor is the grader of a candidate. The stub, the solutions and
+// the alternatives are graded on every exercise, bonus ones too, the
+// solutions under the race detector. A mutant is graded only on the
+// exercise it names, since only that exercise's tests judge it: the same
+// verdict for that exercise as a grading of all (each exercise's verdict
+// comes from its own runs, see grader.Grader.Grade), without the runs of
+// the others, and without the race detector where neither the exercise
+// nor the mutant asks for it.
+func graderFor(c Candidate) graderKey {
+	switch c.Kind {
+	case KindMutant:
+		return graderKey{exercise: c.Exercise, race: c.Race}
+	case KindSolution, KindAlternative:
+		return graderKey{race: true}
+	}
+	return graderKey{}
+}
+
+// graders makes each grader a self-check needs once, when it is first
+// needed, and shares it among the candidates (a grader is safe for
+// concurrent use).
+type graders struct {
+	opts Options
+	mu   sync.Mutex
+	made map[graderKey]*lazyGrader
+}
+
+type lazyGrader struct {
+	once sync.Once
+	g    *grader.Grader
+	err  error
+}
+
+func (gs *graders) get(k graderKey) (*grader.Grader, error) {
+	gs.mu.Lock()
+	lg, ok := gs.made[k]
+	if !ok {
+		lg = &lazyGrader{}
+		gs.made[k] = lg
+	}
+	gs.mu.Unlock()
+	lg.once.Do(func() {
+		// Bonus: the optional exercises' tests must tell right from wrong too.
+		o := grader.Options{Lab: gs.opts.Lab, Hidden: true, Bonus: true, Timeout: gs.opts.Timeout,
+			Race: k.race && !gs.opts.NoRace, Sandbox: grader.SandboxBest}
+		if k.exercise != "" {
+			o.Exercises = []string{k.exercise}
+		}
+		lg.g, lg.err = grader.New(o)
+	})
+	return lg.g, lg.err
+}
+
 // Run grades every candidate of opts.Lab through the grader, with the
 // hidden tests, and judges each by its kind. The error is for trouble that
 // stops the self-check itself (no toolchain, a mutant that no longer
@@ -166,16 +225,6 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
-	// Bonus: the optional exercises' tests must tell right from wrong too.
-	plain, err := grader.New(grader.Options{Lab: opts.Lab, Hidden: true, Bonus: true, Timeout: opts.Timeout, Sandbox: grader.SandboxBest})
-	if err != nil {
-		return nil, err
-	}
-	race, err := grader.New(grader.Options{Lab: opts.Lab, Hidden: true, Bonus: true, Timeout: opts.Timeout, Race: !opts.NoRace, Sandbox: grader.SandboxBest})
-	if err != nil {
-		return nil, err
-	}
-
 	ruleTests, err := opts.Lab.RuleTests()
 	if err != nil {
 		return nil, err
@@ -184,6 +233,12 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	for _, rt := range ruleTests {
 		rulesOf[rt.Test] = rt.Rules
 	}
+	gs := &graders{opts: opts, made: map[graderKey]*lazyGrader{}}
+	// Make the grader of all exercises first: its setup check warms the
+	// build cache that the others then share.
+	if _, err := gs.get(graderKey{}); err != nil {
+		return nil, err
+	}
 	results := make([]Result, len(cands))
 	var (
 		mu       sync.Mutex
@@ -191,6 +246,8 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		firstErr error
 		wg       sync.WaitGroup
 	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	sem := make(chan struct{}, jobs)
 	for i, c := range cands {
 		wg.Add(1)
@@ -198,12 +255,15 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			g := plain
-			if c.Kind == KindSolution || c.Kind == KindAlternative || c.Race {
-				g = race
+			if ctx.Err() != nil {
+				return // stopped: a failure elsewhere, or the caller
 			}
-			rep, err := g.Grade(ctx, &grader.Submission{Name: c.Name, Path: string(c.Kind) + ":" + c.Name,
-				Files: map[string][]byte{opts.Lab.Editable[0]: c.Source}})
+			g, err := gs.get(graderFor(c))
+			var rep *grader.Report
+			if err == nil {
+				rep, err = g.Grade(ctx, &grader.Submission{Name: c.Name, Path: string(c.Kind) + ":" + c.Name,
+					Files: map[string][]byte{opts.Lab.Editable[0]: c.Source}})
+			}
 			var fuzzErr error
 			if err == nil && (c.Kind == KindSolution || c.Kind == KindAlternative) {
 				fuzzErr = FuzzSeeds(ctx, opts.Lab, g.GoBin(), c.Source)
@@ -213,6 +273,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			if err != nil {
 				if firstErr == nil {
 					firstErr = fmt.Errorf("self-check of %s %s: %w", c.Kind, c.Name, err)
+					cancel() // the self-check has failed: grade no more
 				}
 				return
 			}
@@ -230,6 +291,9 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	wg.Wait()
 	if firstErr != nil {
 		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return &Summary{Lab: opts.Lab.Chapter, Results: results, Seconds: time.Since(start).Seconds()}, nil
 }

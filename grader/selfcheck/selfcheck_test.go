@@ -8,6 +8,7 @@ import (
 
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/release/releasetest"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,5 +39,24 @@ func TestSelfcheck(t *testing.T) {
 			l.Chapter, killed, mutants, alts, altTotal, failing, total, sum.Seconds)
 		require.Empty(t, bad, "lab %s self-check found problems:\n%s", l.Chapter, strings.Join(bad, "\n"))
 		require.GreaterOrEqual(t, mutants, 3*len(l.Exercises), "lab %s keeps fewer than three mutants per exercise", l.Chapter)
+	}
+}
+
+// TestEachCandidateIsGradedOnWhatJudgesIt: the stub and the solutions on
+// every exercise (the solutions under the race detector), a mutant only on
+// the exercise it names, since only that exercise's tests judge it, under
+// the race detector only when it is a data race (or its exercise asks).
+func TestEachCandidateIsGradedOnWhatJudgesIt(t *testing.T) {
+	for _, tc := range []struct {
+		c    Candidate
+		want graderKey
+	}{
+		{Candidate{Kind: KindStub, Name: "stub"}, graderKey{}},
+		{Candidate{Kind: KindSolution, Name: "reference"}, graderKey{race: true}},
+		{Candidate{Kind: KindAlternative, Name: "worker"}, graderKey{race: true}},
+		{Candidate{Kind: KindMutant, Name: "7.2-off-by-one", Exercise: "7.2"}, graderKey{exercise: "7.2"}},
+		{Candidate{Kind: KindMutant, Name: "7.3-tail-without-lock", Exercise: "7.3", Race: true}, graderKey{exercise: "7.3", race: true}},
+	} {
+		assert.Equal(t, tc.want, graderFor(tc.c), "graderFor(%s %s)", tc.c.Kind, tc.c.Name)
 	}
 }

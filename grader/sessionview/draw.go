@@ -28,7 +28,8 @@ type DrawOptions struct {
 // marked with "◆ n branches", and each branch starts with "├─" or "└─", one
 // indent further in. Several roots are separated by a blank line; entries
 // whose parent is not in the file, and entries on a cycle, are listed after
-// the roots. Draw does not report the tail or a bad line: the caller does.
+// the roots; header lines (no parentId) come first, one line each. Draw does
+// not report the tail or a bad line: the caller does.
 func Draw(w io.Writer, s *Session, opts DrawOptions) error {
 	if opts.TextWidth <= 0 {
 		opts.TextWidth = 40
@@ -45,8 +46,11 @@ func Draw(w io.Writer, s *Session, opts DrawOptions) error {
 			}
 		}
 	}
+	for _, h := range s.Headers {
+		d.header(h)
+	}
 	for i, r := range d.t.Roots {
-		if i > 0 {
+		if i > 0 || len(s.Headers) > 0 {
 			d.blank()
 		}
 		d.run(r, "", "")
@@ -80,6 +84,24 @@ type drawer struct {
 }
 
 func (d *drawer) blank() { d.w.WriteString("\n") }
+
+// header writes a line that is no part of the tree.
+func (d *drawer) header(h Header) {
+	d.lines++
+	what := "a line"
+	switch {
+	case h.Type != "" && h.ID != "":
+		what = safe(h.Type) + " " + safe(h.ID)
+	case h.Type != "":
+		what = safe(h.Type)
+	case h.ID != "":
+		what = "id " + safe(h.ID)
+	}
+	if d.opts.Leaf != "" {
+		d.w.WriteString("  ") // the column of the leaf's marks
+	}
+	fmt.Fprintf(d.w, "line %d: %s  (no parentId: a header, not in the tree)\n", h.Line, what)
+}
 
 func (d *drawer) section(title string) {
 	if d.lines > 0 {
@@ -132,26 +154,27 @@ func (d *drawer) line(prefix string, n int) {
 	b.WriteString(prefix)
 	start := b.Len()
 	b.WriteString(safe(e.ID))
-	if e.Type == "metadata" {
-		b.WriteString("  meta " + safe(e.Key))
-	} else {
-		b.WriteString("  " + e.Role)
-		if e.Role == "toolResult" && len(e.Tools) > 0 {
-			b.WriteString(" " + safe(e.Tools[0]))
-			if e.IsError {
-				b.WriteString(" (error)")
-			}
+	switch {
+	case e.Role != "":
+		b.WriteString("  " + safe(e.Role))
+	case e.Type != "":
+		b.WriteString("  " + safe(e.Type))
+	}
+	if e.Tool != "" {
+		b.WriteString(" " + safe(e.Tool))
+	}
+	if e.IsError {
+		b.WriteString(" (error)")
+	}
+	if e.Text != "" {
+		b.WriteString("  " + strconv.Quote(shorten(e.Text, d.opts.TextWidth)))
+	}
+	if len(e.Tools) > 0 {
+		names := make([]string, len(e.Tools))
+		for i, t := range e.Tools {
+			names[i] = safe(t)
 		}
-		if e.Text != "" {
-			b.WriteString("  " + strconv.Quote(shorten(e.Text, d.opts.TextWidth)))
-		}
-		if e.Role == "assistant" && len(e.Tools) > 0 {
-			names := make([]string, len(e.Tools))
-			for i, t := range e.Tools {
-				names[i] = safe(t)
-			}
-			b.WriteString("  → " + strings.Join(names, ", "))
-		}
+		b.WriteString("  → " + strings.Join(names, ", "))
 	}
 	if k := len(d.t.Children[n]); k > 1 {
 		fmt.Fprintf(&b, "  ◆ %d branches", k)

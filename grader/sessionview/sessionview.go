@@ -1,19 +1,24 @@
-// Package sessionview reads a lab 10 session file for display and draws it
-// as a tree, for `course tree`.
+// Package sessionview reads a JSONL history file, the kind every lab of the
+// course keeps, for display, and draws it as a tree, for `course tree`.
 //
-// It follows the commit rules of the reference RecoverJSONL (exercise 10.4):
-// a line counts only once it ends in "\n"; blank lines (only spaces, tabs,
-// "\r") are skipped but keep their 1-based line number; the first committed
-// line that is not an entry stops reading, and what came before it is kept;
-// a last line without "\n" is an unterminated tail and is not parsed, unless
-// it is blank. A byte order mark is not stripped.
+// A line is an entry of the tree when it is a JSON object with an "id" (a
+// non-empty string) and a "parentId" (null for a root, or an id). Of each
+// entry the view keeps what a picture needs: its "type", and where the line
+// has them a message's role, text and tool calls ("message": {"role",
+// "content", ...}) or else a short text from the first of its fields
+// "text", "summary", "content", "name", "title", "key", "modelId" and
+// "thinkingLevel" that is a string.
+// An object without a "parentId" (a file's header line) is kept apart, as
+// no part of the tree. Nothing else about a line is checked: this is no
+// lab's validator, and the course tool cannot use the student's package
+// (another module, and code under test), so it has its own reader.
 //
-// Of each line it keeps only what a picture needs (type, id, parent, role, a
-// line of text, tool names, metadata key), decoded with encoding/json into a
-// small struct. It is not the lab's validator: it checks what drawing needs
-// (an object, a known type, an id, a parentId that is null or an id, a role,
-// a key) and ignores the rest. The course tool cannot use the student's
-// package (another module, and code under test), so this is its own reader.
+// It follows the commit rule the labs share: a line counts only once it ends
+// in "\n"; blank lines (only spaces, tabs, "\r") are skipped but keep their
+// 1-based line number; the first committed line that is not a JSON object,
+// or whose id or parentId is malformed, stops reading, and what came before
+// it is kept; a last line without "\n" is an unterminated tail and is not
+// parsed, unless it is blank. A byte order mark is not stripped.
 package sessionview
 
 import (
@@ -28,14 +33,22 @@ import (
 // Entry is what the view keeps of one committed line.
 type Entry struct {
 	Line     int    // 1-based physical line
-	Type     string // "message" or "metadata"
+	Type     string // the line's "type", or ""
 	ID       string
 	ParentID string   // "" for a root (parentId null)
-	Role     string   // message: "user", "assistant" or "toolResult"
-	Text     string   // message: its text blocks, joined on one line
-	Tools    []string // assistant: its tool calls' names; toolResult: the tool's name
-	IsError  bool     // toolResult: isError
-	Key      string   // metadata
+	Role     string   // a message's role, or ""
+	Text     string   // a message's text blocks, or the line's first text field, on one line
+	Tools    []string // a message's tool calls, by name
+	Tool     string   // a tool result message's toolName
+	IsError  bool     // a message's isError
+}
+
+// Header is a committed line that is a JSON object without a parentId:
+// shown, but no part of the tree.
+type Header struct {
+	Line int
+	Type string // "" when it has none
+	ID   string // "" when it has none
 }
 
 // Tail is an unterminated last line: written, never committed.
@@ -54,11 +67,13 @@ func (e *LineError) Error() string { return "line " + strconv.Itoa(e.Line) + ": 
 
 func (e *LineError) Unwrap() error { return e.Err }
 
-// Session is a session file as far as it could be read.
+// Session is a history file as far as it could be read.
 type Session struct {
 	// Entries are the committed entries in file order, up to the first bad
 	// line.
 	Entries []Entry
+	// Headers are the committed objects without a parentId, in file order.
+	Headers []Header
 	// Tail is the unterminated last line, or nil. It is not set when a bad
 	// line stopped reading before it.
 	Tail *Tail
@@ -66,14 +81,14 @@ type Session struct {
 	Bad *LineError
 }
 
-// Read reads the text of a session file. It never fails: a bad line ends
+// Read reads the text of a history file. It never fails: a bad line ends
 // the entries and is reported in Bad.
 func Read(data []byte) *Session {
 	s := &Session{}
 	for line := 1; len(data) > 0; line++ {
 		end := bytes.IndexByte(data, '\n')
 		if end < 0 {
-			if len(bytes.Trim(data, " \t\r")) > 0 { // a blank last line is no tail (lab 10.4.5)
+			if len(bytes.Trim(data, " \t\r")) > 0 { // a blank last line is no tail
 				s.Tail = &Tail{Line: line, Bytes: len(data)}
 			}
 			break
@@ -83,89 +98,98 @@ func Read(data []byte) *Session {
 		if len(bytes.Trim(text, " \t\r")) == 0 {
 			continue
 		}
-		e, err := parseLine(text)
-		if err != nil {
+		e, header, err := parseLine(text)
+		switch {
+		case err != nil:
 			s.Bad = &LineError{Line: line, Err: err}
-			break
+			return s
+		case header != nil:
+			header.Line = line
+			s.Headers = append(s.Headers, *header)
+		default:
+			e.Line = line
+			s.Entries = append(s.Entries, e)
 		}
-		e.Line = line
-		s.Entries = append(s.Entries, e)
 	}
 	return s
 }
 
-type wireEntry struct {
-	Type     string          `json:"type"`
-	ID       *string         `json:"id"`
-	ParentID json.RawMessage `json:"parentId"`
-	Message  json.RawMessage `json:"message"`
-	Key      string          `json:"key"`
-}
+// textFields are the fields whose string value stands for a line that is
+// not a message, in the order they are looked for: a fact's text, a
+// compaction's summary, a session's name, a metadata key, a model or
+// thinking level change (as pi writes them).
+var textFields = []string{"text", "summary", "content", "name", "title", "key", "modelId", "thinkingLevel"}
 
-type wireMessage struct {
-	Role     string      `json:"role"`
-	Content  []wireBlock `json:"content"`
-	ToolName string      `json:"toolName"`
-	IsError  bool        `json:"isError"`
-}
-
-type wireBlock struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-	Name string `json:"name"`
-}
-
-func parseLine(line []byte) (Entry, error) {
+// parseLine reads one committed line: an entry, or a header when it has no
+// parentId.
+func parseLine(line []byte) (Entry, *Header, error) {
 	if t := bytes.TrimLeft(line, " \t\r"); len(t) == 0 || t[0] != '{' {
 		if !json.Valid(line) {
 			var v any
-			return Entry{}, json.Unmarshal(line, &v) // encoding/json's own syntax error
+			return Entry{}, nil, json.Unmarshal(line, &v) // encoding/json's own syntax error
 		}
-		return Entry{}, errors.New("not a JSON object")
+		return Entry{}, nil, errors.New("not a JSON object")
 	}
-	var w wireEntry
-	if err := json.Unmarshal(line, &w); err != nil {
-		return Entry{}, err
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(line, &fields); err != nil {
+		return Entry{}, nil, err
 	}
-	e := Entry{Type: w.Type}
+	e := Entry{Type: stringField(fields, "type")}
+	rawID, hasID := fields["id"]
+	rawParent, hasParent := fields["parentId"]
+	if !hasParent {
+		return Entry{}, &Header{Type: e.Type, ID: stringField(fields, "id")}, nil
+	}
 	switch {
-	case w.ID == nil:
-		return e, errors.New("no id")
-	case *w.ID == "":
-		return e, errors.New("empty id")
+	case !hasID:
+		return e, nil, errors.New("a parentId but no id")
+	case json.Unmarshal(rawID, &e.ID) != nil:
+		return e, nil, fmt.Errorf("id %s is not a string", rawID)
+	case e.ID == "":
+		return e, nil, errors.New("empty id")
 	}
-	e.ID = *w.ID
-	switch p := strings.TrimSpace(string(w.ParentID)); {
-	case p == "":
-		return e, errors.New("no parentId")
-	case p == "null":
-	default:
-		if err := json.Unmarshal(w.ParentID, &e.ParentID); err != nil || e.ParentID == "" {
-			return e, fmt.Errorf("parentId %s is neither null nor an id", p)
+	if p := strings.TrimSpace(string(rawParent)); p != "null" {
+		if err := json.Unmarshal(rawParent, &e.ParentID); err != nil || e.ParentID == "" {
+			return e, nil, fmt.Errorf("parentId %s is neither null nor an id", p)
 		}
 	}
-	switch w.Type {
-	case "metadata":
-		if w.Key == "" {
-			return e, errors.New("metadata without a key")
+	if raw, ok := fields["message"]; ok && readMessage(raw, &e) {
+		return e, nil, nil
+	}
+	for _, f := range textFields {
+		if t := stringField(fields, f); t != "" {
+			e.Text = oneLine(t)
+			break
 		}
-		e.Key = w.Key
-	case "message":
-		var m wireMessage
-		if len(w.Message) == 0 || string(w.Message) == "null" {
-			return e, errors.New("message entry without a message")
-		}
-		if err := json.Unmarshal(w.Message, &m); err != nil {
-			return e, fmt.Errorf("message: %w", err)
-		}
-		switch m.Role {
-		case "user", "assistant", "toolResult":
-		default:
-			return e, fmt.Errorf("message role %q is not user, assistant or toolResult", m.Role)
-		}
-		e.Role, e.IsError = m.Role, m.IsError
+	}
+	return e, nil, nil
+}
+
+// readMessage fills in e from a message object with a role (an agent
+// message as pi and the labs write it), and reports whether raw was one.
+func readMessage(raw json.RawMessage, e *Entry) bool {
+	var m struct {
+		Role     string          `json:"role"`
+		Content  json.RawMessage `json:"content"`
+		ToolName string          `json:"toolName"`
+		IsError  bool            `json:"isError"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.Role == "" {
+		return false
+	}
+	e.Role, e.IsError = m.Role, m.IsError
+	var text string
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+		Name string `json:"name"`
+	}
+	switch {
+	case json.Unmarshal(m.Content, &text) == nil:
+		e.Text = oneLine(text)
+	case json.Unmarshal(m.Content, &blocks) == nil:
 		var texts []string
-		for _, b := range m.Content {
+		for _, b := range blocks {
 			switch b.Type {
 			case "text":
 				texts = append(texts, b.Text)
@@ -173,15 +197,23 @@ func parseLine(line []byte) (Entry, error) {
 				e.Tools = append(e.Tools, b.Name)
 			}
 		}
-		e.Text = strings.Join(strings.Fields(strings.Join(texts, " ")), " ")
-		if m.Role == "toolResult" && m.ToolName != "" {
-			e.Tools = []string{m.ToolName}
-		}
-	default:
-		return e, fmt.Errorf("type %q is not message or metadata", w.Type)
+		e.Text = oneLine(strings.Join(texts, " "))
 	}
-	return e, nil
+	e.Tool = m.ToolName
+	return true
 }
+
+// stringField returns the string value of field f, or "".
+func stringField(fields map[string]json.RawMessage, f string) string {
+	var s string
+	if raw, ok := fields[f]; ok && json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+// oneLine puts s on one line, every run of white space one space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Tree is how the entries hang together, by position in Session.Entries.
 type Tree struct {

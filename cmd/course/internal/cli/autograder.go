@@ -88,8 +88,8 @@ It holds the hidden tests: never give the bundle to students.
 run_autograder grades with --sandbox strict unless you pass --sandbox best:
 setup.sh installs bubblewrap and grades the stub once, and fails, saying
 why, if Gradescope's machine cannot give every run a full sandbox.`,
-		Example: `  course autograder gradescope autograder.zip
-  course autograder gradescope --tests ~/private-tests --bonus autograder.zip`,
+		Example: `  course autograder gradescope --chapter {chapter} autograder.zip
+  course autograder gradescope --chapter {chapter} --tests ~/private-tests --bonus autograder.zip`,
 		Args: positional("<out.zip>"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Output = args[0]
@@ -100,7 +100,7 @@ why, if Gradescope's machine cannot give every run a full sandbox.`,
 	fl.StringVar(&opts.Source, "source", "", "the course's source tree `DIR` (default: the module root above the working directory)")
 	fl.StringVar(&opts.TestsDir, "tests", "", "put the *_test.go files of `DIR` (a private suite) in the bundle, run as hidden tests")
 	fl.BoolVar(&opts.Bonus, "bonus", false, "also grade the bonus exercises (see course list)")
-	fl.StringVar(&opts.Chapter, "chapter", "", "the lab's `CHAPTER` (default: the only one)")
+	fl.StringVar(&opts.Chapter, "chapter", "", "the lab's `CHAPTER`, which the bundle grades (required when the course has several labs)")
 	fl.DurationVar(&opts.Timeout, "timeout", grader.DefaultTimeout, "time limit of one run of the tests when run_autograder grades")
 	fl.StringVar(&opts.GoVersion, "go-version", autograder.DefaultGoVersion(), "the Go `RELEASE` setup.sh installs when the image has no go command")
 	fl.StringVar(&opts.Sandbox, "sandbox", "strict", "the `MODE` run_autograder grades with: strict, or best to accept a weaker sandbox (see docs/grading.md)")
@@ -208,15 +208,15 @@ func NewCmdAutograderClassroom(f *Factory) *cobra.Command {
 		Long: `Write .github/workflows/classroom.yml into <dir>, a practice workspace
 (made by 'course practice') that becomes the template repository of a GitHub
 Classroom assignment. On every push, the workflow runs one step per
-exercise, 'go test -count=1 -run ^TestLab10_<n>_' worth the exercise's
+exercise, 'go test -count=1 -run ^<test prefix>' worth the exercise's
 points and limited to --timeout, and GitHub Classroom's reporter adds the
 points up.
 
 The steps run the workspace's public tests only: a student repository cannot
 hold tests its student may not see. Grade the hidden tests with Gradescope or
 'course grade'. See docs/instructors.md.`,
-		Example: `  course practice 10 lab10-template
-  course autograder classroom lab10-template`,
+		Example: `  course practice {chapter} template
+  course autograder classroom template`,
 		Args: positional("<dir>"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = args[0]

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coursekit/course/grader/autograder/autogradertest"
+	"github.com/coursekit/course/grader/lab"
 )
 
 // zipNames lists the entries of the zip at p, with whether each is executable.
@@ -34,7 +36,7 @@ func TestAutograderGradescopeBuildsABundle(t *testing.T) {
 	root := autogradertest.Checkout(t, filepath.Join("..", "..", "..", ".."))
 	out := filepath.Join(t.TempDir(), "autograder.zip")
 	t.Chdir(filepath.Join(root, "cmd", "course"))
-	r := run(t, nil, "autograder", "gradescope", out)
+	r := run(t, nil, "autograder", "gradescope", "--chapter", "10", out)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Regexp(t, `^Wrote .*autograder\.zip: setup\.sh, run_autograder and \d+ files of the course at `, r.stdout)
 	assert.Contains(t, r.stdout, "Grades lab 10 (6 exercises, 100 points) with its public and hidden tests.")
@@ -47,7 +49,7 @@ func TestAutograderGradescopeBuildsABundle(t *testing.T) {
 	assert.Contains(t, zipFile(t, out, "run_autograder"), `grade --chapter 10 --format gradescope -o "$results" "$AUTOGRADER_ROOT/submission"`)
 
 	// An existing bundle is replaced, as go build -o does.
-	r = run(t, nil, "autograder", "gradescope", "--bonus", "--timeout", "20s", out)
+	r = run(t, nil, "autograder", "gradescope", "--chapter", "10", "--bonus", "--timeout", "20s", out)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "Grades lab 10 (7 exercises, 110 points)")
 	assert.Contains(t, zipFile(t, out, "run_autograder"), "grade --chapter 10 --bonus --timeout 20s --format gradescope")
@@ -73,7 +75,7 @@ func TestAutograderGradescopeLeavesItselfOutOfTheTree(t *testing.T) {
 	require.NoError(t, autogradertest.CommitAll(tree))
 	out := filepath.Join(tree, "autograder.zip")
 	for range 2 {
-		r := run(t, nil, "autograder", "gradescope", "--source", tree, out)
+		r := run(t, nil, "autograder", "gradescope", "--chapter", "10", "--source", tree, out)
 		require.Equal(t, 0, r.code, r.stderr)
 	}
 	names := zipNames(t, out)
@@ -92,13 +94,13 @@ func TestAutograderGradescopeRefusesADirtyCheckout(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(tree, "grades.csv"), []byte("alice,100\n"), 0o644))
 	out := filepath.Join(t.TempDir(), "autograder.zip")
 
-	r := run(t, nil, "autograder", "gradescope", "--source", tree, out)
+	r := run(t, nil, "autograder", "gradescope", "--chapter", "10", "--source", tree, out)
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "uncommitted changes: go.mod")
 	assert.Contains(t, r.stderr, "--allow-dirty")
 	assert.NoFileExists(t, out)
 
-	r = run(t, nil, "autograder", "gradescope", "--allow-dirty", "--sandbox", "best", "--source", tree, out)
+	r = run(t, nil, "autograder", "gradescope", "--chapter", "10", "--allow-dirty", "--sandbox", "best", "--source", tree, out)
 	require.Equal(t, 0, r.code, r.stderr)
 	names := zipNames(t, out)
 	assert.Equal(t, map[string]bool{"setup.sh": true, "run_autograder": true, "go.mod": false}, names, "never grades.csv")
@@ -110,20 +112,21 @@ func TestAutograderUsageErrors(t *testing.T) {
 	notCourse := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(notCourse, "go.mod"), []byte("module example.com/other\n"), 0o644))
 	ws := workspace(t, t.TempDir(), "ws", labSources(t).stub)
+	gradescope := []string{"autograder", "gradescope", "--chapter", "10"}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"autograder", "moodle"}, `unknown platform "moodle" (known: gradescope, classroom)`},
 		{[]string{"autograder", "gradescope"}, "missing argument <out.zip>"},
-		{[]string{"autograder", "gradescope", "--source", notCourse, filepath.Join(dir, "a.zip")}, `is module "example.com/other", not the course`},
-		{[]string{"autograder", "gradescope", "--source", dir, filepath.Join(dir, "a.zip")}, "--source " + dir},
-		{[]string{"autograder", "gradescope", filepath.Join(dir, "no", "a.zip")}, "does not exist"},
-		{[]string{"autograder", "gradescope", dir}, "is a directory"},
-		{[]string{"autograder", "gradescope", "--tests", filepath.Join(dir, "none"), filepath.Join(dir, "a.zip")}, "--tests"},
+		{append(gradescope, "--source", notCourse, filepath.Join(dir, "a.zip")), `is module "example.com/other", not the course`},
+		{append(gradescope, "--source", dir, filepath.Join(dir, "a.zip")), "--source " + dir},
+		{append(gradescope, filepath.Join(dir, "no", "a.zip")), "does not exist"},
+		{append(gradescope, dir), "is a directory"},
+		{append(gradescope, "--tests", filepath.Join(dir, "none"), filepath.Join(dir, "a.zip")), "--tests"},
 		{[]string{"autograder", "gradescope", "--chapter", "99", filepath.Join(dir, "a.zip")}, `99`},
-		{[]string{"autograder", "gradescope", "--go-version", "1.26", filepath.Join(dir, "a.zip")}, "not a release name"},
-		{[]string{"autograder", "gradescope", "--timeout", "0s", filepath.Join(dir, "a.zip")}, "--timeout 0s: must be positive"},
+		{append(gradescope, "--go-version", "1.26", filepath.Join(dir, "a.zip")), "not a release name"},
+		{append(gradescope, "--timeout", "0s", filepath.Join(dir, "a.zip")), "--timeout 0s: must be positive"},
 		{[]string{"autograder", "classroom"}, "missing argument <dir>"},
 		{[]string{"autograder", "classroom", filepath.Join(dir, "missing")}, "not a directory"},
 		{[]string{"autograder", "classroom", dir}, "not a practice workspace (no go.mod)"},
@@ -136,6 +139,20 @@ func TestAutograderUsageErrors(t *testing.T) {
 	}
 	_, err := os.Stat(filepath.Join(dir, "a.zip"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "nothing written on a usage error")
+}
+
+func TestAutograderGradescopeNeedsTheChapterOfACourseOfSeveralLabs(t *testing.T) {
+	c, err := lab.Load()
+	require.NoError(t, err)
+	require.Greater(t, len(c.Labs()), 1, "the course has several labs")
+	out := filepath.Join(t.TempDir(), "autograder.zip")
+	r := run(t, nil, "autograder", "gradescope", out)
+	assert.Equal(t, 2, r.code)
+	assert.Empty(t, r.stdout)
+	assert.Equal(t, "course autograder gradescope: the course has "+strconv.Itoa(len(c.Labs()))+" labs: "+
+		"name the lab with --chapter (known: "+strings.Join(c.Chapters(), ", ")+")\n"+
+		"Run 'course autograder gradescope --help' for usage.\n", r.stderr)
+	assert.NoFileExists(t, out)
 }
 
 func TestAutograderClassroomWritesTheWorkflow(t *testing.T) {

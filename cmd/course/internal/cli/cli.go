@@ -111,11 +111,12 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "course",
 		Short: "Practise and grade the course's Go labs",
-		Long: `course makes practice workspaces for the course's labs and lists their
-exercises and tests.
+		Long: `course makes practice workspaces for the course's labs, helps a student
+through one (status, test, hint, watch), and grades what students hand in.
 
-Start a lab with 'course practice 10 mylab', then 'cd mylab' and
-'go test -run Lab10_1'.`,
+'course list' shows every chapter's exercises. Start a lab with
+'course practice {chapter} mylab', then 'cd mylab' and 'go test -run {run}';
+the handout, mylab/README.md, says the rest.`,
 		SilenceUsage:  true, // a usage error gets one line, not the whole usage
 		SilenceErrors: true, // Run prints errors itself
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -134,6 +135,7 @@ Start a lab with 'course practice 10 mylab', then 'cd mylab' and
 		},
 	}
 	root.SuggestionsMinimumDistance = 2
+	root.SetHelpFunc(fillHelp(root.HelpFunc(), f.Catalog))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError(err)
 	})

@@ -69,10 +69,18 @@ func NewCmdGrade(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "grade [flags] <submission>...",
 		Short: "Grade submissions of a lab: one in detail, or a whole class",
-		Long: `Grade submissions of a lab. A submission is a workspace directory, a lone
-session.go (any name ending in .go), or a .zip, .tar.gz or .tgz archive
-holding it. Only session.go is taken from it; everything else comes from the
-course, and the submission is never written to.
+		Long: `Grade submissions of a lab. A submission is a workspace directory, the lone
+file a student edits (any name ending in .go), or a .zip, .tar.gz or .tgz
+archive holding it. Only that file is taken from it; everything else comes
+from the course, and the submission is never written to. The file of each
+lab: {files}.
+
+The lab is --chapter, or else the one the submissions say: a workspace's
+.course/workspace.json, or the name of the file and its package clause
+(labs whose students edit a file of the same name are in packages of their
+own). Submissions of different labs are not graded together: grade each
+lab apart. When the lab cannot be told, course grade names the chapters to
+choose from.
 
 One submission: a table of its exercises (pass/fail, tests, points), the
 first failing test of each failing exercise, and the score; or --json, or
@@ -91,7 +99,8 @@ Exit status: 0 every exercise of every submission passed, 1 some failed,
 2 something could not be graded (bad flags, an unreadable submission, no go
 command, interrupted). See docs/grading.md.`,
 		Example: `  course grade mylab
-  course grade --lab 10.3 alice.zip
+  course grade --lab {exercise} alice.zip
+  course grade --chapter {chapter} alice.go
   course grade --format gradescope -o /autograder/results/results.json /autograder/submission
   course grade --csv grades.csv submissions/*`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -122,7 +131,7 @@ command, interrupted). See docs/grading.md.`,
 	fl.StringVar(&opts.Format, "format", formatText, "report `FORMAT`: text, json, gradescope or junit")
 	fl.BoolVar(&opts.JSON, "json", false, "the same as --format json")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of standard output")
-	fl.StringSliceVar(&opts.Exercises, "lab", nil, "grade only exercise `ID` (e.g. 10.3); repeatable")
+	fl.StringSliceVar(&opts.Exercises, "lab", nil, "grade only exercise `ID` (an id that course list shows); repeatable")
 	fl.DurationVar(&opts.Timeout, "timeout", grader.DefaultTimeout, "time limit of one run of the tests (each exercise's public and hidden tests run separately)")
 	fl.DurationVar(&opts.Budget, "budget", 0, "time limit of all runs of one submission together (default four timeouts)")
 	fl.StringVar(&opts.Memory, "memory", "1GiB", "memory limit of one run (`SIZE` such as 512MiB or 2GiB)")
@@ -135,7 +144,7 @@ command, interrupted). See docs/grading.md.`,
 	fl.StringVar(&opts.Sandbox, "sandbox", string(grader.SandboxStrict), "`MODE`: strict (a full sandbox or no grading), best (the strongest this machine has; the report says which), off (no sandbox: never for student code)")
 	fl.BoolVar(&opts.NoSandbox, "no-sandbox", false, "the same as --sandbox off")
 	_ = fl.MarkDeprecated("no-sandbox", "use --sandbox off")
-	fl.StringVar(&opts.Chapter, "chapter", "", "the lab's `CHAPTER` (default: the only one, or what the workspaces say)")
+	fl.StringVar(&opts.Chapter, "chapter", "", "the lab's `CHAPTER` (default: the only one, or what the submissions say)")
 	return cmd
 }
 
@@ -185,6 +194,15 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 		return cannotGrade(err)
 	}
 	l, err := pickLab(catalog, opts.Chapter, paths)
+	if errors.Is(err, grader.ErrBadSubmission) {
+		// No lab could read it: the same report as for a known lab.
+		if !class && opts.Format == formatGradescope && opts.Output != "" && checkOutputs(opts, paths) == nil {
+			_ = writeFileAtomic(opts.Output, func(w io.Writer) error {
+				return grader.WriteJSON(w, gradescopeError(err, strings.Join(catalog.EditableNames(), " or ")))
+			})
+		}
+		return cannotGrade(err)
+	}
 	if err != nil {
 		return usageError(err)
 	}
@@ -206,7 +224,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 				if opts.Format == formatGradescope && opts.Output != "" {
 					// Tell the student why, in the results Gradescope shows.
 					_ = writeFileAtomic(opts.Output, func(w io.Writer) error {
-						return grader.WriteJSON(w, gradescopeError(err))
+						return grader.WriteJSON(w, gradescopeError(err, strings.Join(l.Editable, " and ")))
 					})
 				}
 				return cannotGrade(err)
@@ -446,30 +464,6 @@ func nameSubmissions(subs []*grader.Submission, unreadable []graded) {
 	}
 }
 
-// pickLab returns the lab of chapter, or, when none is named, the only lab
-// of the catalog, or the one that the submissions' workspace files agree on.
-func pickLab(catalog *lab.Catalog, chapter string, paths []string) (*lab.Lab, error) {
-	if chapter != "" {
-		return catalog.Lookup(chapter)
-	}
-	all := catalog.Labs()
-	if len(all) == 1 {
-		return all[0], nil
-	}
-	said := map[string]bool{}
-	for _, p := range paths {
-		if info, err := lab.ReadWorkspaceInfo(p); err == nil {
-			said[info.Chapter] = true
-		}
-	}
-	if len(said) == 1 {
-		for ch := range said {
-			return catalog.Lookup(ch)
-		}
-	}
-	return nil, fmt.Errorf("name the lab with --chapter (known: %s)", strings.Join(catalog.Chapters(), ", "))
-}
-
 // exerciseIDs checks the --lab ids and returns them in the lab's order,
 // or every exercise's id when none is given (bonus exercises only with
 // bonus set).
@@ -546,15 +540,16 @@ func writeReport(opts *GradeOptions, write func(io.Writer, grader.Style) error) 
 }
 
 // gradescopeError is the results.json of a submission that could not be
-// read: no points, and the reason for the student to see.
-func gradescopeError(err error) grader.GradescopeResults {
+// read: no points, and the reason for the student to see. files names what
+// to upload, as the lab's manifest names it.
+func gradescopeError(err error, files string) grader.GradescopeResults {
 	msg := err.Error()
 	var se *grader.SubmissionError
 	if errors.As(err, &se) {
 		msg = "Your submission " + se.Reason + "."
 	}
 	return grader.GradescopeResults{
-		Score: 0, Output: msg + "\nUpload a single session.go, or a .zip holding it.", OutputFormat: "text",
+		Score: 0, Output: msg + "\nUpload your " + files + ", or a .zip holding it.", OutputFormat: "text",
 		Visibility: "visible", Tests: []grader.GradescopeTest{},
 	}
 }

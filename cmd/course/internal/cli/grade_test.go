@@ -405,6 +405,9 @@ func TestGradeUsageErrors(t *testing.T) {
 	require.NoError(t, os.WriteFile(notes, []byte("x"), 0o644))
 	missing := filepath.Join(dir, "missing")
 	before := snapshot(t, dir)
+	catalog, err := lab.Load()
+	require.NoError(t, err)
+	files := strings.Join(catalog.EditableNames(), " or ")
 
 	for _, tc := range []struct {
 		args []string
@@ -417,12 +420,13 @@ func TestGradeUsageErrors(t *testing.T) {
 		{[]string{"--timeout", "soon", a}, `invalid argument "soon" for "--timeout" flag: time: invalid duration "soon"`},
 		{[]string{"--jobs", "0", a, b}, "--jobs 0: must be at least 1"},
 		{[]string{"--lab", "10.9", a}, `--lab: chapter 10 has no exercise "10.9" (known: 10.1, 10.2, 10.3, 10.4, 10.5, 10.6, 10.7)`},
-		{[]string{"--chapter", "11", a}, `unknown chapter "11" (known: 10)`},
+		{[]string{"--chapter", "99", a}, `unknown chapter "99" (known: ` + strings.Join(catalog.Chapters(), ", ") + `)`},
 		{[]string{"--bogus", a}, "unknown flag: --bogus"},
 		{[]string{"--format", "gradescope", a, b}, "--format gradescope grades one submission (results.json is per submission), not 2"},
 		{[]string{missing}, missing + ": cannot read: no such file or directory"},
-		{[]string{empty}, empty + ": holds no session.go"},
-		{[]string{notes}, notes + ": not a workspace directory, a session.go, or a .zip/.tar.gz archive"},
+		// No lab finds its file: the message names every lab's.
+		{[]string{empty}, empty + ": holds no " + files},
+		{[]string{notes}, notes + ": not a workspace directory, a " + files + ", or a .zip/.tar.gz archive"},
 		{[]string{"-o", filepath.Join(missing, "r.json"), a}, "-o " + filepath.Join(missing, "r.json") + ": directory " + missing + " does not exist"},
 		{[]string{"-o", dir, a}, "-o " + dir + ": is a directory"},
 		{[]string{"-o", filepath.Join(b, "report.txt"), b}, "-o " + filepath.Join(b, "report.txt") + ": is inside submission " + b + ", and grading never writes a submission"},
@@ -459,20 +463,36 @@ func TestGradeWithoutAGoCommand(t *testing.T) {
 }
 
 func TestGradeGradescopeExplainsAnUnreadableSubmission(t *testing.T) {
-	dir := t.TempDir()
-	empty := filepath.Join(dir, "submission")
-	require.NoError(t, os.Mkdir(empty, 0o755))
-	out := filepath.Join(dir, "results.json")
+	catalog, err := lab.Load()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		chapter string // as run_autograder passes it, or none
+		missing string // what the submission is said to lack
+	}{
+		{"10", "session.go"},
+		{"11", "store.go"},
+		{"", strings.Join(catalog.EditableNames(), " or ")},
+	} {
+		dir := t.TempDir()
+		empty := filepath.Join(dir, "submission")
+		require.NoError(t, os.Mkdir(empty, 0o755))
+		out := filepath.Join(dir, "results.json")
+		args := []string{"grade", "--format", "gradescope", "-o", out, empty}
+		if tc.chapter != "" {
+			args = append(args, "--chapter", tc.chapter)
+		}
 
-	r := run(t, nil, "grade", "--format", "gradescope", "-o", out, empty)
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "course grade: "+empty+": holds no session.go\n")
-	data, err := os.ReadFile(out)
-	require.NoError(t, err, "the student sees why in Gradescope")
-	var res map[string]any
-	require.NoError(t, json.Unmarshal(data, &res))
-	assert.EqualValues(t, 0, res["score"])
-	assert.Contains(t, res["output"], "holds no session.go")
+		r := run(t, nil, args...)
+		assert.Equal(t, 2, r.code, "course %v", args)
+		assert.Equal(t, "course grade: "+empty+": holds no "+tc.missing+"\n", r.stderr, "course %v", args)
+		data, err := os.ReadFile(out)
+		require.NoError(t, err, "course %v: the student sees why in Gradescope", args)
+		var res map[string]any
+		require.NoError(t, json.Unmarshal(data, &res))
+		assert.EqualValues(t, 0, res["score"])
+		assert.Equal(t, "Your submission holds no "+tc.missing+".\nUpload your "+tc.missing+", or a .zip holding it.", res["output"],
+			"course %v: results.json", args)
+	}
 }
 
 // ttyBuffer is a stream that says it is a terminal. Its lock makes it

@@ -60,7 +60,7 @@ you have seen. --all shows them all at once.
 
 Hints are in English, or in Chinese with --lang zh (the default when LC_ALL,
 LC_MESSAGES or LANG starts with zh).`,
-		Example: "  course hint 10.3\n  course hint 10.3 --all\n  course hint 10.3 --lang zh",
+		Example: "  course hint {exercise}\n  course hint {exercise} --all\n  course hint {exercise} --lang zh",
 		Args:    positional("<exercise>"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Exercise = args[0]

@@ -33,7 +33,7 @@ edit, the given code, the public tests and the handout.
 
 <dir> must not exist yet (its parent must), or be an empty directory.
 Nothing is written unless the whole workspace is.`,
-		Example: "  course practice 10 mylab",
+		Example: "  course practice {chapter} mylab",
 		Args:    positional("<chapter>", "<dir>"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Chapter, opts.Dir = args[0], args[1]
@@ -105,7 +105,7 @@ func runPractice(opts *PracticeOptions) error {
 }
 
 // runPattern is what `go test -run` takes to select exactly exercise e:
-// its test prefix without "Test" and the final "_" ("Lab10_1").
+// its test prefix without "Test" and the final "_" (TestLabN_M_ is LabN_M).
 func runPattern(e lab.Exercise) string {
 	return strings.TrimSuffix(strings.TrimPrefix(e.TestPrefix, "Test"), "_")
 }

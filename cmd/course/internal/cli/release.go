@@ -14,7 +14,8 @@ import (
 
 // ReleaseOptions are the inputs of `course release`.
 type ReleaseOptions struct {
-	IO IOStreams
+	IO      IOStreams
+	Catalog func() (*lab.Catalog, error)
 	// Getwd finds where to look for the source tree when Source is empty.
 	Getwd func() (string, error)
 
@@ -24,7 +25,7 @@ type ReleaseOptions struct {
 
 // NewCmdRelease returns the `course release <dir>` command.
 func NewCmdRelease(f *Factory) *cobra.Command {
-	opts := &ReleaseOptions{IO: f.IO, Getwd: os.Getwd}
+	opts := &ReleaseOptions{IO: f.IO, Catalog: f.Catalog, Getwd: os.Getwd}
 	cmd := &cobra.Command{
 		Use:   "release <dir>",
 		Short: "Write a student release of the course: everything but the answers",
@@ -102,7 +103,13 @@ func runRelease(opts *ReleaseOptions) error {
 	for _, g := range res.Generated {
 		fmt.Fprintf(out, "  %s\n", g)
 	}
+	chapter := "<chapter>"
+	if opts.Catalog != nil {
+		if c, err := opts.Catalog(); err == nil && len(c.Chapters()) > 0 {
+			chapter = c.Chapters()[0]
+		}
+	}
 	fmt.Fprintf(out, "\nNo hidden test name and no code of a solution, hidden test or mutant is in it.\n"+
-		"Check it: cd %s && go test ./... && go run ./cmd/course practice 10 mylab\n", shellQuote(opts.Dir))
+		"Check it: cd %s && go test ./... && go run ./cmd/course practice %s mylab\n", shellQuote(opts.Dir), chapter)
 	return nil
 }

@@ -35,12 +35,15 @@ func NewCmdSelfcheck(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "selfcheck [chapter]",
 		Short: "Prove that a lab's tests tell right from wrong",
-		Long: `selfcheck grades, with the public and hidden tests, the lab's stub (every
+		Long: `selfcheck grades, with the public and hidden tests, a lab's stub (every
 test must fail), its reference and alternative solutions (every test must
 pass, under the race detector, and their fuzz seeds too) and every mutant
-kept in solutions/<lab>/mutants (each must fail a test of its exercise).
+kept in solutions/<lab>/mutants (each must fail a test of the exercise it
+names, which is the only exercise it is graded on). Without a chapter it
+checks every lab of the course, one after the other.
 It exits 1 if anything does not behave, 2 if it cannot run.`,
-		Args: cobra.MaximumNArgs(1),
+		Example: "  course selfcheck\n  course selfcheck {chapter}\n  course selfcheck --no-race {chapter}",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Chapter = args[0]

@@ -46,7 +46,7 @@ func newCmdTest(opts *TestOptions) *cobra.Command {
 		Use:   "test [exercise]",
 		Short: "Run one exercise's tests in your workspace, grouped and readable",
 		Long: `Run the public tests of one exercise of your practice workspace, as
-'go test -run Lab10_3' does, and show each test: ✓ or ✗, and under a
+'go test -run {run}' does, and show each test: ✓ or ✗, and under a
 failing test what it printed.
 
 Without an exercise it tests the current one, as course watch does: it runs
@@ -56,7 +56,7 @@ every exercise and shows the first graded one that fails. An optional
 Exit status: 0 the exercise passes (without an exercise: every graded one
 does), 1 it fails, 2 the command line was wrong (an unknown exercise) or
 the tests could not be run.`,
-		Example: "  course test\n  course test 10.3",
+		Example: "  course test\n  course test {exercise}",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -159,14 +159,14 @@ func testVerdict(out io.Writer, res *runOutcome, eo *exerciseOutcome, st grader.
 	return nil
 }
 
-// lookupExercise finds an exercise by its id ("10.3"), or by the part
-// after the chapter ("3").
+// lookupExercise finds an exercise by its id ("N.M"), or by the part
+// after the chapter ("M").
 func lookupExercise(l *lab.Lab, id string) (lab.Exercise, error) {
 	e, err := l.Exercise(id)
 	if err == nil {
 		return e, nil
 	}
-	// Also "3" and the go test name "Lab10_3", as the handout writes it.
+	// Also "M" and the go test name "LabN_M", as the handout writes it.
 	for _, alias := range []string{l.Chapter + "." + id, strings.Replace(strings.TrimPrefix(id, "Lab"), "_", ".", 1)} {
 		if short, err2 := l.Exercise(alias); err2 == nil {
 			return short, nil
@@ -226,7 +226,7 @@ func writeTests(w io.Writer, eo *exerciseOutcome, st grader.Style) {
 	}
 }
 
-// verdictLine is "PASS 10.3 Name: 9 of 9 tests passed", or FAIL and a
+// verdictLine is "PASS N.M Name: 9 of 9 tests passed", or FAIL and a
 // pointer to the hints.
 func verdictLine(eo *exerciseOutcome, st grader.Style) string {
 	e := eo.Exercise

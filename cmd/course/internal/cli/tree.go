@@ -18,28 +18,30 @@ type TreeOptions struct {
 	// Getenv reads the environment (NO_COLOR).
 	Getenv func(string) string
 
-	Path string // the session file
+	Path string // the history file
 	Leaf string // --leaf: the entry to highlight with its branch
 }
 
-// NewCmdTree returns the `course tree <session.jsonl> [--leaf ID]` command.
+// NewCmdTree returns the `course tree <file.jsonl> [--leaf ID]` command.
 func NewCmdTree(f *Factory) *cobra.Command {
 	opts := &TreeOptions{IO: f.IO, Getenv: os.Getenv}
 	cmd := &cobra.Command{
-		Use:   "tree [--leaf ID] <session.jsonl>",
-		Short: "Draw a lab 10 session file as a tree of entries",
-		Long: `Draw a session file (one JSON entry per line, as lab 10 writes them) as the
-tree its parentIds make: roots and children in file order.
+		Use:   "tree [--leaf ID] <file.jsonl>",
+		Short: "Draw a JSONL history file (a session, a fact log) as a tree of entries",
+		Long: `Draw a history file that a lab writes, one JSON object per line, as the tree
+that its ids and parentIds make: roots and children in file order. Every
+line with an "id" and a "parentId" (null for a root) is an entry; a line
+without a parentId, such as a file's header, is shown above the tree.
 
 A line below another at the same indent is its child, so a chain of replies
 stays in one column. An entry with several children is a branch point,
 marked "◆ n branches"; each branch starts with ├─ or └─, one indent in.
-Messages show their role, the start of their text and their tool calls
-(→ ls); metadata shows "meta <key>". With --leaf ID the entry ID is marked
+Each entry shows its type (a message: its role), the start of its text,
+and a message's tool calls (→ ls). With --leaf ID the entry ID is marked
 with * and every entry on its branch with ·, in colour on a terminal
 (unless NO_COLOR is set).
 
-The file is read with lab 10.4's rules: a line counts once it ends in a
+The file is read by the labs' commit rule: a line counts once it ends in a
 newline, and a last line without one is an unterminated tail, reported at
 the end and not drawn. Entries whose parent is not in the file are listed
 after the roots.
@@ -49,7 +51,7 @@ before it is drawn, then the error); 2 the file cannot be read, or no entry
 has the --leaf id.`,
 		Example: `  course tree session.jsonl
   course tree --leaf r session.jsonl`,
-		Args: positional("<session.jsonl>"),
+		Args: positional("<file.jsonl>"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Path = args[0]
 			return runTree(opts)
@@ -80,7 +82,7 @@ func runTree(opts *TreeOptions) error {
 
 	out := opts.IO.Out
 	fmt.Fprintln(out, treeSummary(opts.Path, s))
-	if len(s.Entries) > 0 {
+	if len(s.Entries) > 0 || len(s.Headers) > 0 {
 		fmt.Fprintln(out)
 	}
 	color := isTerminal(out) && opts.Getenv("NO_COLOR") == ""
@@ -92,15 +94,15 @@ func runTree(opts *TreeOptions) error {
 			opts.Path, s.Bad))
 	}
 	if s.Tail != nil {
-		fmt.Fprintf(out, "\nline %d: an unterminated tail of %d bytes, never committed, not drawn. The store opens this\n"+
-			"file read-only: repair it (exercise 10.7 cuts exactly this tail) before appending.\n", s.Tail.Line, s.Tail.Bytes)
+		fmt.Fprintf(out, "\nline %d: an unterminated tail of %d bytes: a write that never finished, so never committed,\n"+
+			"and not drawn. A writer must not append after it until it is cut off.\n", s.Tail.Line, s.Tail.Bytes)
 	}
 	return nil
 }
 
 // treeSummary is the first line: how many entries, roots and branch points.
 func treeSummary(path string, s *sessionview.Session) string {
-	if len(s.Entries) == 0 {
+	if len(s.Entries) == 0 && len(s.Headers) == 0 {
 		return path + ": no committed entries"
 	}
 	t := s.Tree()
@@ -110,11 +112,13 @@ func treeSummary(path string, s *sessionview.Session) string {
 			branches++
 		}
 	}
-	parts := []string{
-		treePlural(len(s.Entries), "entry", "entries"),
-		treePlural(len(t.Roots), "root", "roots"),
-		treePlural(branches, "branch point", "branch points"),
+	parts := []string{treePlural(len(s.Entries), "entry", "entries")}
+	if n := len(s.Headers); n > 0 {
+		parts = append(parts, treePlural(n, "header line", "header lines"))
 	}
+	parts = append(parts,
+		treePlural(len(t.Roots), "root", "roots"),
+		treePlural(branches, "branch point", "branch points"))
 	if n := len(t.Orphans); n > 0 {
 		parts = append(parts, treePlural(n, "orphan", "orphans"))
 	}

@@ -1,13 +1,17 @@
 package cli_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/labs"
 )
 
 // treeExample is the chapter's example session, as lab 10 writes it.
@@ -38,7 +42,7 @@ func TestTreeDrawsTheChaptersExample(t *testing.T) {
 		"├─ b  assistant  → ls\n"+
 		"│  r  toolResult ls  \"README.md\"\n"+
 		"└─ d  assistant  \"nothing to list\"\n"+
-		"   m  meta title\n", r.stdout)
+		"   m  metadata  \"title\"\n", r.stdout)
 }
 
 func TestTreeHighlightsTheLeaf(t *testing.T) {
@@ -52,12 +56,12 @@ func TestTreeHighlightsTheLeaf(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
 	code, stdout, _ := runTTY(t, "tree", "--leaf", "m", p)
 	require.Equal(t, 0, code)
-	assert.Contains(t, stdout, "*    \x1b[1;32mm  meta title\x1b[0m\n", "the leaf in colour on a terminal, * always")
+	assert.Contains(t, stdout, "*    \x1b[1;32mm  metadata  \"title\"\x1b[0m\n", "the leaf in colour on a terminal, * always")
 	t.Setenv("NO_COLOR", "1")
 	code, stdout, _ = runTTY(t, "tree", "--leaf", "m", p)
 	require.Equal(t, 0, code)
 	assert.NotContains(t, stdout, "\x1b[", "NO_COLOR")
-	assert.Contains(t, stdout, "*    m  meta title\n")
+	assert.Contains(t, stdout, "*    m  metadata  \"title\"\n")
 
 	r = run(t, nil, "tree", "--leaf", "nope", p)
 	assert.Equal(t, 2, r.code)
@@ -71,7 +75,8 @@ func TestTreeReportsTheUnterminatedTail(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, p+": 2 entries, 1 root, 0 branch points\n")
 	assert.Contains(t, r.stdout, "a  user  \"list files\"\nb  assistant  → ls\n")
-	assert.Contains(t, r.stdout, "\nline 3: an unterminated tail of 32 bytes, never committed, not drawn.")
+	assert.Contains(t, r.stdout, "\nline 3: an unterminated tail of 32 bytes: a write that never finished, so never committed,\n"+
+		"and not drawn. A writer must not append after it until it is cut off.\n")
 	assert.NotContains(t, r.stdout, "\nr  ", "the tail is not drawn")
 }
 
@@ -95,10 +100,50 @@ func TestTreeFileErrors(t *testing.T) {
 
 	r = run(t, nil, "tree")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "missing argument <session.jsonl>")
+	assert.Contains(t, r.stderr, "missing argument <file.jsonl>")
 
 	empty := sessionFile(t, "")
 	r = run(t, nil, "tree", empty)
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, empty+": no committed entries\n", r.stdout)
+}
+
+func TestTreeDrawsAFactLog(t *testing.T) {
+	// As the one-day track's SessionLog writes it: type, id, parentId, text;
+	// and a write that a crash cut short.
+	tail := `{"type":"user","id":"u2","parentId":"a`
+	p := sessionFile(t, `{"type":"user","id":"u1","parentId":null,"text":"list the files"}
+{"type":"assistant","id":"a1","parentId":"u1","text":"README.md, go.mod"}
+{"type":"tool","id":"t1","parentId":"a1","text":"ls: 2 files"}
+{"type":"assistant","id":"a2","parentId":"u1","text":"Which directory?"}
+`+tail)
+	r := run(t, nil, "tree", "--leaf", "t1", p)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, p+": 4 entries, 1 root, 1 branch point\n"+
+		"\n"+
+		"· u1  user  \"list the files\"  ◆ 2 branches\n"+
+		"· ├─ a1  assistant  \"README.md, go.mod\"\n"+
+		"* │  t1  tool  \"ls: 2 files\"\n"+
+		"  └─ a2  assistant  \"Which directory?\"\n"+
+		"\n"+
+		"line 5: an unterminated tail of "+strconv.Itoa(len(tail))+" bytes: a write that never finished, so never committed,\n"+
+		"and not drawn. A writer must not append after it until it is cut off.\n", r.stdout)
+}
+
+func TestTreeDrawsAnAgentSession(t *testing.T) {
+	// The teaching agent's store keeps pi's format: a header line, then
+	// entries of several types, a branch and a compaction.
+	data, err := fs.ReadFile(labs.FS, "11-agentstore/testdata/pi-session.jsonl")
+	require.NoError(t, err)
+	p := sessionFile(t, string(data))
+	r := run(t, nil, "tree", "--leaf", "8b9c0d1e", p)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Empty(t, r.stderr)
+	lines := strings.Split(r.stdout, "\n")
+	assert.Equal(t, p+": 17 entries, 1 header line, 1 root, 1 branch point", lines[0])
+	assert.Equal(t, "  line 1: session 0195932a-6e1d-7c3b-9f4e-2a6b8c0d1e2f  (no parentId: a header, not in the tree)", lines[2])
+	assert.Equal(t, `· 3f9a2c1b  model_change  "claude-sonnet-4-5"`, lines[4], "the branch's root")
+	assert.Contains(t, r.stdout, "\n· ├─ 9a0b1c2d  user  ")
+	assert.Contains(t, r.stdout, "\n* │  8b9c0d1e  assistant  ", "the leaf")
+	assert.Contains(t, r.stdout, "\n     5a6b7c8d  compaction  \"## Goal ", "off the branch: no mark")
 }

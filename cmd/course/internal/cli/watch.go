@@ -78,12 +78,12 @@ move on to the next failing exercise and run it at once.
 
 The watch ends by itself once every graded exercise passes, or when you
 press Ctrl-C. An optional (bonus) exercise is watched only when you name
-it, as in 'course watch 10.7'; the watch then ends when it passes too.
+it, as in 'course watch {bonus}'; the watch then ends when it passes too.
 
 Changes are noticed with the operating system's file events; where those
 do not arrive (some network or shared folders) use --poll, which looks at
 the files twice a second.`,
-		Example: "  course watch\n  course watch 10.3\n  course watch --poll",
+		Example: "  course watch\n  course watch {exercise}\n  course watch --poll",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

@@ -64,13 +64,17 @@ func openWorkspace(dir string, catalog func() (*lab.Catalog, error)) (*Workspace
 		return nil, failure(err)
 	}
 	if root == "" {
-		chapter := "<chapter>"
-		if chs := c.Chapters(); len(chs) == 1 {
-			chapter = chs[0]
+		how := "'course practice <chapter> <dir>'"
+		switch chs := c.Chapters(); len(chs) {
+		case 0:
+		case 1:
+			how = "'course practice " + chs[0] + " <dir>'"
+		default:
+			how += " (chapters " + strings.Join(chs, ", ") + ")"
 		}
 		return nil, &ExitError{Code: ExitUsage, NoHelp: true, Err: fmt.Errorf(
-			"not inside a practice workspace (no %s here or above); create one with 'course practice %s <dir>'",
-			filepath.FromSlash(lab.WorkspaceInfoPath), chapter)}
+			"not inside a practice workspace (no %s here or above); create one with %s",
+			filepath.FromSlash(lab.WorkspaceInfoPath), how)}
 	}
 	info, err := lab.ReadWorkspaceInfo(root)
 	if err != nil {
@@ -219,7 +223,7 @@ const maxKeptOutput = 1 << 20
 type testProgress func(label string, done, total int)
 
 // testExercises runs the public tests of exs in ws with goTest and judges
-// each exercise by the rule of `go test -run Lab10_N`: it passes when every
+// each exercise by the rule of `go test -run LabN_M`: it passes when every
 // one of its tests (the lab's public ones, and any of the student's own
 // with its prefix) passed and go test exited 0.
 //

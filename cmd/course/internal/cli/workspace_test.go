@@ -313,16 +313,27 @@ func notExist(t *testing.T) string {
 
 func TestEveryStudentCommandNeedsAWorkspace(t *testing.T) {
 	outside := t.TempDir()
-	for _, args := range [][]string{
-		{"status"}, {"test", "10.3"}, {"watch"}, {"hint", "10.3"},
+	real, err := lab.Load()
+	require.NoError(t, err)
+	require.Greater(t, len(real.Labs()), 1, "the course has several labs")
+	for name, tc := range map[string]struct {
+		catalog func() (*lab.Catalog, error)
+		how     string // how the message says to make a workspace
+	}{
+		"several labs": {lab.Load, "'course practice <chapter> <dir>' (chapters " + strings.Join(real.Chapters(), ", ") + ")"},
+		"one lab":      {demoCatalog(t, false), "'course practice 7 <dir>'"},
 	} {
-		var stdout, stderr bytes.Buffer
-		f := &Factory{IO: IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr}, Catalog: lab.Load}
-		code := Run(f, append(args, "--dir", outside))
-		assert.Equal(t, ExitUsage, code, args)
-		assert.Empty(t, stdout.String(), args)
-		assert.Equal(t, "course "+args[0]+": not inside a practice workspace (no "+filepath.Join(".course", "workspace.json")+
-			" here or above); create one with 'course practice 10 <dir>'\n", stderr.String(), args)
+		for _, args := range [][]string{
+			{"status"}, {"test", real.Labs()[0].Exercises[0].ID}, {"watch"}, {"hint", real.Labs()[0].Exercises[0].ID},
+		} {
+			var stdout, stderr bytes.Buffer
+			f := &Factory{IO: IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr}, Catalog: tc.catalog}
+			code := Run(f, append(args, "--dir", outside))
+			assert.Equal(t, ExitUsage, code, "%s: course %v", name, args)
+			assert.Empty(t, stdout.String(), "%s: course %v", name, args)
+			assert.Equal(t, "course "+args[0]+": not inside a practice workspace (no "+filepath.Join(".course", "workspace.json")+
+				" here or above); create one with "+tc.how+"\n", stderr.String(), "%s: course %v", name, args)
+		}
 	}
 }
 
