@@ -6,6 +6,7 @@ package factlog_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -192,4 +193,138 @@ func TestLab4_4_UnknownEventAppliesNothing(t *testing.T) {
 	require.NoError(t, err, "Kernel.Run(nil)")
 	assert.Equal(t, factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"ok"}}, normal(got),
 		"nothing of the refused queue was applied, not even the delta before the unknown event")
+}
+
+// Rule 4.4.5: Run applies the aborts first, in queue order, to the state the
+// kernel held when Run was called, then every other event in its order: an
+// abort stops the run that is running, an abort of a run that starts later
+// in the same queue is of no current run, and nothing is dropped.
+func TestLab4_4_AbortsFirstThenTheRestInOrder(t *testing.T) {
+	k := factlog.NewKernel()
+	_, err := k.Run([]factlog.Event{start(1), delta(1, "a")})
+	require.NoError(t, err, "Kernel.Run(start(1), delta(1))")
+
+	got, err := k.Run([]factlog.Event{delta(1, "b"), abort(1), start(2), delta(2, "x"), delta(2, "y")})
+	require.NoError(t, err, "Kernel.Run(delta(1), abort(1), start(2), delta(2), delta(2))")
+	assert.Equal(t, factlog.State{RunID: 2, Status: factlog.StatusRunning, Deltas: []string{"x", "y"}}, normal(got),
+		"run 1 running, then Run(delta(1) b, abort(1), start(2), delta(2) x, delta(2) y): abort(1) is applied first "+
+			"and stops run 1 (so delta b is late), then start(2) begins run 2 and its deltas follow. An abort stops its "+
+			"run; it does not throw away the rest of the queue")
+
+	got, err = k.Run([]factlog.Event{start(3), delta(3, "p"), abort(3), delta(3, "q")})
+	require.NoError(t, err, "Kernel.Run(start(3), delta(3), abort(3), delta(3))")
+	assert.Equal(t, factlog.State{RunID: 3, Status: factlog.StatusRunning, Deltas: []string{"p", "q"}}, normal(got),
+		"run 2 running, then Run(start(3), delta(3) p, abort(3), delta(3) q): the aborts are applied first, to the "+
+			"state before the queue, where run 3 has not started: abort(3) is of no current run and ignored "+
+			"(rule 4.4.3). Then start(3), p and q run 3 in their order")
+
+	queue := []factlog.Event{start(4)}
+	var want []string
+	for i := 0; i < 20; i++ {
+		text := fmt.Sprintf("d%02d", i)
+		queue = append(queue, delta(4, text))
+		want = append(want, text)
+		if i == 13 {
+			queue = append(queue, abort(2)) // a late abort of an earlier run
+		}
+	}
+	got, err = k.Run(queue)
+	require.NoError(t, err, "Kernel.Run(start(4), 20 deltas with a late abort(2) among them)")
+	assert.Equal(t, want, got.Deltas, "Run(start(4), d00 … d19, with abort(2) after d13): the events that are not "+
+		"aborts keep exactly their queue order. sort.Slice is not stable: it may reorder them; loop twice over "+
+		"the queue instead")
+	assert.Equal(t, factlog.StatusRunning, got.Status, "abort(2) is of an earlier run: run 4 goes on")
+}
+
+// Rule 4.4.7: Run's error is nil for every queue of known kinds, whatever
+// Reduce makes of it; an unknown kind is the only error, and it comes with
+// the zero State.
+func TestLab4_4_RunErrsOnlyOnUnknownKinds(t *testing.T) {
+	k := factlog.NewKernel()
+	for _, tc := range []struct {
+		what  string
+		queue []factlog.Event
+		want  factlog.State
+	}{
+		{"Run(nil) on an idle kernel", nil, factlog.State{}},
+		{"Run(an empty queue)", []factlog.Event{}, factlog.State{}},
+		{"Run(delta(1)) before run 1 started: ignored", []factlog.Event{delta(1, "early")}, factlog.State{}},
+		{"Run(start(1), delta(1))", []factlog.Event{start(1), delta(1, "a")},
+			factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"a"}}},
+		{"Run(abort(1)): run 1 is aborted", []factlog.Event{abort(1)},
+			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}}},
+		{"Run(delta(1), tool_end(1), end(1), start(1)) after run 1 was aborted: all ignored",
+			[]factlog.Event{delta(1, "late"), toolEnd(1, "t"), end(1), start(1)},
+			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}}},
+		{"Run(abort(1)) again", []factlog.Event{abort(1)},
+			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}}},
+		{"Run(start(2), delta(1), delta(2)): delta(1) of the earlier run comes late",
+			[]factlog.Event{start(2), delta(1, "late"), delta(2, "b")},
+			factlog.State{RunID: 2, Status: factlog.StatusRunning, Deltas: []string{"b"}}},
+	} {
+		got, err := k.Run(tc.queue)
+		assert.NoError(t, err, "%s: error = %s; want nil. Ignoring a late or early event, and aborting a run, "+
+			"are what Reduce is for, not errors: Run's only error is an *UnknownEventError", tc.what, describe(err))
+		assert.Equal(t, tc.want, normal(got), "%s: the state after it", tc.what)
+	}
+
+	got, err := k.Run([]factlog.Event{start(3), delta(3, "c"), {Kind: "pause", RunID: 3}})
+	var unknown *factlog.UnknownEventError
+	require.True(t, errors.As(err, &unknown), "Kernel.Run(start(3), delta(3), pause) error = %s; want an "+
+		"*UnknownEventError", describe(err))
+	assert.Equal(t, factlog.State{}, got, "Kernel.Run(start(3), delta(3), pause) returned a state with its error; "+
+		"want the zero State{}: a state that comes with an error is not one to use (not run 3, which never started, "+
+		"and not the kernel's state either: Run(nil) asks for that)")
+	got, err = k.Run(nil)
+	require.NoError(t, err, "Kernel.Run(nil) after a refused queue")
+	assert.Equal(t, factlog.State{RunID: 2, Status: factlog.StatusRunning, Deltas: []string{"b"}}, normal(got),
+		"the refused queue changed nothing: the kernel still holds run 2")
+}
+
+// Rule 4.4.8: Run tells each subscriber once, after the whole queue is
+// applied, with the final state; also when the queue changed nothing;
+// before Run returns.
+func TestLab4_4_SubscribersToldOnceAfterTheQueue(t *testing.T) {
+	var calls []string
+	var seen []factlog.State
+	sub := func(name string) func(factlog.State) {
+		return func(s factlog.State) {
+			calls = append(calls, name)
+			seen = append(seen, s)
+		}
+	}
+	k := factlog.NewKernel(sub("first"), sub("second"))
+
+	got, err := k.Run([]factlog.Event{start(1), delta(1, "a"), toolStart(1, "t1"), delta(1, "b"), toolEnd(1, "t1")})
+	require.NoError(t, err, "Kernel.Run(start, delta, tool_start, delta, tool_end)")
+	require.Equal(t, []string{"first", "second"}, calls, "after Run(5 events) returned, the subscribers were called "+
+		"%v; want each once, in NewKernel's order, and before Run returns: a subscriber hears about a Run, not "+
+		"about every event in it", calls)
+	want := factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"a", "b"},
+		Tools: map[string]factlog.ToolStatus{"t1": factlog.ToolDone}}
+	assert.Equal(t, want, got, "Run returns the state after the whole queue")
+	for i, s := range seen {
+		assert.Equal(t, want, s, "subscriber %s got %+v; want the state after the whole queue, not the state "+
+			"before it or half way through", calls[i], s)
+	}
+
+	calls, seen = nil, nil
+	_, err = k.Run(nil)
+	require.NoError(t, err, "Kernel.Run(nil)")
+	assert.Equal(t, []string{"first", "second"}, calls, "Run(nil) changed nothing, and still every subscriber is "+
+		"told once: every Run that returns no error tells them")
+	for i, s := range seen {
+		assert.Equal(t, want, s, "subscriber %s after Run(nil): the kernel's state as it is", calls[i])
+	}
+
+	calls, seen = nil, nil
+	_, err = k.Run([]factlog.Event{delta(0, "from no run"), start(1)})
+	require.NoError(t, err, "Kernel.Run(delta(0), start(1))")
+	assert.Equal(t, []string{"first", "second"}, calls, "a Run whose events were all ignored tells every "+
+		"subscriber once too")
+
+	calls, seen = nil, nil
+	_, err = k.Run([]factlog.Event{end(1), {Kind: "stop", RunID: 1}})
+	require.Error(t, err, "Kernel.Run(end, stop): stop is not an event kind")
+	assert.Empty(t, calls, "a refused queue tells no subscriber (rule 4.4.6)")
 }

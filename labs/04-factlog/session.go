@@ -83,15 +83,18 @@ type Kernel struct {
 }
 
 // NewKernel returns a kernel in the zero (idle) state that tells
-// subscribers, in this order, about every change.
+// subscribers, in this order, after every Run.
 func NewKernel(subscribers ...func(State)) *Kernel {
 	return &Kernel{}
 }
 
-// Run applies a queue of events with Reduce: first every abort in it, then
-// the other events in their order. Then it gives every subscriber its own
-// copy of the new state, and returns another. An event of an unknown kind
-// is an *UnknownEventError, and then nothing of the queue is applied.
+// Run applies a queue of events with Reduce: first every abort in it, in
+// queue order, then the other events in their order. Then it keeps the new
+// state, gives every subscriber its own copy of it, once, and returns
+// another copy and a nil error: an ignored event or an aborted run is not an
+// error. An event of an unknown kind is an *UnknownEventError, returned with
+// the zero State; then nothing of the queue is applied and no subscriber is
+// told.
 func (k *Kernel) Run(queue []Event) (State, error) {
 	return State{}, notImplemented("4.4", "Kernel.Run")
 }

@@ -185,3 +185,81 @@ func TestLab4_3_OpenOverATailStartsTainted(t *testing.T) {
 	assert.Equal(t, 2, tail.Line, "the cause names the torn line")
 	assert.Equal(t, []string{"r"}, ids(log.Entries()), "the committed entries are still readable")
 }
+
+// Rule 4.3.7: the same entry appended twice is a duplicate, like any taken
+// id; refusals are checked in a fixed order; a refused entry takes no id.
+func TestLab4_3_SameEntryTwiceIsADuplicate(t *testing.T) {
+	w := newFakeWriter()
+	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
+	r := user("r", "", "start")
+	require.NoError(t, log.Append(r), "Append(r) on an empty log")
+
+	err := log.Append(r)
+	var dup *factlog.DuplicateIDError
+	require.True(t, errors.As(err, &dup), "Append(r) twice, the very same entry: error = %s; want a "+
+		"*DuplicateIDError. An append is a new fact: the log does not compare it with what it holds, it refuses the "+
+		"taken id (appending it again would put two lines with id r in the file)", describe(err))
+	assert.Equal(t, "r", dup.ID, "DuplicateIDError.ID")
+	assert.Len(t, w.calls, 1, "the second Append(r) wrote: calls = %q", w.callStrings())
+
+	err = log.Append(assistant("r", "gone", "taken id and unknown parent"))
+	require.True(t, errors.As(err, &dup), "Append(id r, parent gone) error = %s; want the *DuplicateIDError: the "+
+		"checks run in the order EncodeEntry, id, parent, and the first that fails answers", describe(err))
+	var fe *factlog.FieldError
+	err = log.Append(factlog.Entry{Type: "system", ID: "r", ParentID: "gone", Text: "invalid, taken id, unknown parent"})
+	assert.True(t, errors.As(err, &fe), "Append(type system, id r, parent gone) error = %s; want EncodeEntry's "+
+		"*FieldError: an entry that is not valid is refused for that first", describe(err))
+
+	c := tool("c", "d", "child of d")
+	var broken *factlog.BrokenChainError
+	require.True(t, errors.As(log.Append(c), &broken), "Append(c with parent d) before d exists: want a *BrokenChainError")
+	require.NoError(t, log.Append(assistant("d", "r", "d")), "Append(d)")
+	require.NoError(t, log.Append(c), "Append(c) again, now that its parent d is there: a refused entry took no id, "+
+		"so it can be appended later")
+	require.True(t, errors.As(log.Append(c), &dup), "Append(c) a third time: now its id is taken")
+
+	assert.Equal(t, []string{"r", "d", "c"}, ids(log.Entries()), "Entries(): each id once, in append order")
+	assert.Equal(t, []string{line(t, r) + "\n", line(t, assistant("d", "r", "d")) + "\n", line(t, c) + "\n"},
+		w.callStrings(), "one write per committed entry, none for a refusal")
+}
+
+// Rule 4.3.8: the cause a *TaintedError carries is exact: the very
+// *WriteError the failed Append returned, or the log's own copy of the
+// recovery's tail.
+func TestLab4_3_TaintCauseIsExact(t *testing.T) {
+	w := newFakeWriter()
+	w.failCall(2, 7, errDiskFull)
+	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
+	require.NoError(t, log.Append(user("r", "", "start")), "Append(r)")
+	first := log.Append(assistant("a", "r", "ok"))
+	require.Error(t, first, "Append(a), whose write fails")
+	for _, e := range []factlog.Entry{user("b", "r", "b"), user("r", "", "dup"), {Type: "system"}} {
+		err := log.Append(e)
+		var tainted *factlog.TaintedError
+		require.True(t, errors.As(err, &tainted), "Append(%q) after the failed write of a: error = %s; want a "+
+			"*TaintedError", e.ID, describe(err))
+		assert.True(t, tainted.Err == first, "Append(%q) after the failed write: TaintedError.Err = %s; want the "+
+			"very error the failed Append(a) returned (%s), the same value every time, so that "+
+			"errors.Is(err, thatError) holds", e.ID, describe(tainted.Err), describe(first))
+		assert.True(t, errors.Is(err, first), "errors.Is(Append(%q)'s error, the failed Append(a)'s error)", e.ID)
+	}
+
+	text := committed(line(t, user("r", "", "start"))) + `{"type":"tool","id":"t"`
+	rec, err := factlog.Recover(text)
+	require.NoError(t, err, "test setup: Recover")
+	require.NotNil(t, rec.Tail, "test setup: Recover must report the tail")
+	want := *rec.Tail
+	w = newFakeWriter()
+	log = factlog.OpenSessionLog(w.write, rec)
+	*rec.Tail = factlog.UnterminatedTailError{Line: 99, Bytes: 1} // the caller reuses its Recovery
+	for i := 0; i < 2; i++ {
+		err := log.Append(assistant("a", "r", "ok"))
+		var tail *factlog.UnterminatedTailError
+		require.True(t, errors.As(err, &tail), "Append on a log opened over a tail: error = %s; want a *TaintedError "+
+			"whose Err is an *UnterminatedTailError", describe(err))
+		assert.Equal(t, want, *tail, "the cause is the tail the log was opened over, line %d, %d bytes: "+
+			"OpenSessionLog keeps its own copy of rec.Tail, as it does of rec.Entries, so changing the caller's "+
+			"Recovery afterwards changes nothing", want.Line, want.Bytes)
+	}
+	assert.Empty(t, w.calls, "a log opened over a tail writes nothing")
+}

@@ -294,3 +294,85 @@ func TestLab11_5_CompactionFollowsTheWriteRules(t *testing.T) {
 		assert.Empty(t, fx.fs.opsSince(mark))
 	})
 }
+
+// Rule 11.5.2: keepRecent is checked first: below 1 it is an error matching
+// ErrInvalidArgument whatever the store holds and whatever the budget; at or
+// above the number of messages it is no error, there is only nothing to do.
+func TestLab11_5_KeepRecentIsCheckedFirst(t *testing.T) {
+	fx := newFixture()
+	empty := mustOpen(t, fx.opts(), "new session")
+	mark := fx.fs.mark()
+	for _, keep := range []int{0, -1, -100} {
+		for _, budget := range []int{1000, 0} {
+			_, err := compact(t, empty, budget, keep)
+			assert.True(t, errors.Is(err, agentstore.ErrInvalidArgument), "CompactIfNeeded(%d, %d) on a session with no "+
+				"message = %s; want ErrInvalidArgument: keepRecent is checked before anything else, so a wrong "+
+				"argument is reported even when there is nothing to compact", budget, keep, describe(err))
+		}
+	}
+
+	msgs := sixMessages()
+	s, got := newStoreWith(t, fx, msgs...)
+	mark = fx.fs.mark()
+	for _, keep := range []int{6, 7, 1000} {
+		id, err := compact(t, s, 0, keep)
+		assert.NoError(t, err, "CompactIfNeeded(0, %d) over six messages = %s; want no error: keeping at least as many "+
+			"messages as the context holds leaves nothing to summarize, which is not a mistake", keep, describe(err))
+		assert.Equal(t, "", id, "CompactIfNeeded(0, %d) over six messages: nothing to compact, no id", keep)
+	}
+	_, err := compact(t, s, estimate(msgs), 0)
+	assert.True(t, errors.Is(err, agentstore.ErrInvalidArgument), "CompactIfNeeded(%d, 0) with the context at the "+
+		"budget = %s; want ErrInvalidArgument: the argument is checked before the budget", estimate(msgs), describe(err))
+	assert.Empty(t, fx.fs.opsSince(mark), "no compaction, no file call")
+	assert.Empty(t, fx.sum.recorded(), "no compaction, no Summarize call")
+	assert.Equal(t, got[5], leafOf(t, s))
+}
+
+// Rule 11.5.7: on a store that refuses to write, a compaction that is not
+// needed is still "" and no error; one that is needed is refused before
+// Summarize is called; a failing Summarize does not taint the store.
+func TestLab11_5_RefusalComesAfterTheBudgetBeforeTheSummary(t *testing.T) {
+	fx := newFixture()
+	msgs := sixMessages()
+	s, _ := newStoreWith(t, fx, msgs...)
+	diskFull := errors.New("no space left on device")
+	fx.fs.fail("AppendFile", fsFailure{Err: diskFull, Written: -1})
+	_, err := appendMsg(t, s, user("lost"))
+	require.True(t, errors.Is(err, diskFull), "test setup: the seventh append fails")
+	mark := fx.fs.mark()
+
+	_, err = compact(t, s, 0, 0)
+	assert.True(t, errors.Is(err, agentstore.ErrInvalidArgument), "CompactIfNeeded(0, 0) on a tainted store = %s; want "+
+		"ErrInvalidArgument: the argument is checked first, in any state", describe(err))
+	id, err := compact(t, s, estimate(msgs), 2)
+	assert.NoError(t, err, "CompactIfNeeded(%d, 2) on a tainted store whose context is at the budget = %s; want \"\" "+
+		"and no error: nothing needs writing, so there is nothing to refuse", estimate(msgs), describe(err))
+	assert.Equal(t, "", id)
+	id, err = compact(t, s, 0, 6)
+	assert.NoError(t, err, "CompactIfNeeded(0, 6) on a tainted store with six messages = %s; want \"\": nothing to "+
+		"summarize", describe(err))
+	assert.Equal(t, "", id)
+
+	_, err = compact(t, s, 0, 2)
+	var te *agentstore.TaintedError
+	require.True(t, errors.As(err, &te), "CompactIfNeeded(0, 2) over the budget on a tainted store = %s; want the "+
+		"*TaintedError: the compaction would be a write", describe(err))
+	assert.True(t, errors.Is(err, diskFull), "the *TaintedError carries the failed write's error")
+	assert.Empty(t, fx.sum.recorded(), "Summarize was called on a store that cannot write the summary: the refusal "+
+		"comes before Summarize (a real summarizer is a model call that costs time and money)")
+	assert.Empty(t, fx.fs.opsSince(mark), "a refused compaction makes no file call")
+
+	fx = newFixture()
+	s, got := newStoreWith(t, fx, msgs...)
+	fx.sum.err = errors.New("model overloaded")
+	_, err = compact(t, s, 0, 2)
+	require.True(t, errors.Is(err, fx.sum.err), "CompactIfNeeded when Summarize fails = %s", describe(err))
+	id = mustAppend(t, s, user("still writing?"))
+	e, _ := entryOf(t, s, id)
+	assert.Equal(t, got[5], e.ParentID, "a failing Summarize wrote nothing, so it must not taint the store: the next "+
+		"append goes on under the same leaf")
+	fx.sum.err = nil
+	id, err = compact(t, s, 0, 2)
+	require.NoError(t, err, "CompactIfNeeded once Summarize works again")
+	assert.NotEmpty(t, id)
+}

@@ -245,3 +245,35 @@ func TestLab11_1_OpensPiSessionFile(t *testing.T) {
 	}
 	requireOnlyReads(t, fx.fs.opsSince(0), "Open of pi's file")
 }
+
+// Rule 11.1.6: only a 0-byte file is empty. A file with no committed header
+// line (blank lines only, or a header that was never finished) is not a new
+// session: Open refuses it at line 1 and writes nothing.
+func TestLab11_1_NoCommittedHeaderIsNoSession(t *testing.T) {
+	whole := headerLine("s0", T1, "/old/cwd")
+	for _, tc := range []struct{ name, text string }{
+		{"one blank line", "\n"},
+		{"blank lines of spaces, tabs and \\r", " \t\r\n\n\r\n"},
+		{"a whole header without its newline", strings.TrimSuffix(whole, "\n")},
+		{"half a header", whole[:25]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFixture()
+			fx.fs.setFile(sessPath, tc.text)
+			s, err := open(t, fx.opts())
+			var le *agentstore.LineError
+			require.True(t, errors.As(err, &le), "Open over a file holding %q = (%v, %s); want a *LineError wrapping "+
+				"ErrNoHeader. Only a file of 0 bytes is empty: this one has bytes but no committed header line, so it "+
+				"is not a session, and not a new one either (a new header renamed over it would throw its bytes away)",
+				tc.text, s, describe(err))
+			assert.True(t, errors.Is(err, agentstore.ErrNoHeader), "Open over %q = %s; want errors.Is(err, ErrNoHeader)",
+				tc.text, describe(err))
+			assert.Equal(t, 1, le.Line, "LineError.Line for %q: a file with no committed header line is refused at "+
+				"line 1, where its header belongs", tc.text)
+			assert.Equal(t, sessPath, le.Path, "LineError.Path")
+			requireOnlyReads(t, fx.fs.opsSince(0), "Open of a file without a committed header")
+			assert.Equal(t, tc.text, fx.fs.file(sessPath), "Open changed a file it refused")
+			assert.Empty(t, fx.sessions.handedOut(), "Open over %q asked NewSessionID for an id: it is not a new session", tc.text)
+		})
+	}
+}

@@ -239,3 +239,53 @@ func TestLab11_6_ResetOnTheRealDisk(t *testing.T) {
 	sort.Strings(names)
 	assert.Equal(t, []string{"session.jsonl", "session.s1.jsonl"}, names, "no temporary file is left on disk")
 }
+
+// Rule 11.6.2: the old file is never removed or moved away: it stays at the
+// path, byte for byte, through every call of Reset until the one Rename of
+// the temporary file replaces it; the archive is a copy written beside it.
+func TestLab11_6_OldFileStaysUntilTheRename(t *testing.T) {
+	fx := newFixture()
+	s, _ := newStoreWith(t, fx, user("hi"), assistant("hello"), user("start over"))
+	old := fx.fs.file(sessPath)
+	fx.clock.set(T2)
+	fx.fs.watchPath(sessPath)
+	mark := fx.fs.mark()
+	require.NoError(t, reset(t, s), "Reset")
+	ops := fx.fs.opsSince(mark)
+	states := fx.fs.watchedStates()
+	require.Len(t, states, len(ops), "test setup: one watched state per call")
+
+	tmp := agentstore.TempPath(sessPath)
+	archive := agentstore.ArchivePath(sessPath, "s1")
+	renameAt := -1
+	for i, o := range ops {
+		switch {
+		case o.Op == "Remove" && o.Path == sessPath:
+			t.Errorf("Reset called %s: the old file must never be removed, not even just before the rename. "+
+				"Rename replaces an existing file in one step; between a Remove and the Rename there is no session "+
+				"at all (calls: %s)", o, opNames(ops))
+		case o.Op == "Rename" && o.Path == sessPath:
+			t.Errorf("Reset called %s: moving the old file away leaves no session at the path until the new one "+
+				"is renamed in. Keep it by writing a copy of the bytes you read (calls: %s)", o, opNames(ops))
+		case o.Op == "Rename" && o.Path == tmp && o.To == sessPath:
+			renameAt = i
+		}
+	}
+	require.GreaterOrEqual(t, renameAt, 0, "Reset must end with Rename(TempPath(path), path); calls: %s", opNames(ops))
+	for i := 0; i < renameAt; i++ {
+		assert.Equal(t, old, states[i], "after call %d of Reset (%s) the session path held %q; until the rename it must "+
+			"hold the old file, whole (calls: %s)", i+1, opNames(ops[i:i+1]), states[i], opNames(ops))
+	}
+	for i := renameAt; i < len(states); i++ {
+		assert.Equal(t, headerLine("s2", T2, sessCwd), states[i], "after call %d of Reset (%s): from the rename on, the "+
+			"path holds the new header", i+1, opNames(ops[i:i+1]))
+	}
+	var archived bool
+	for _, o := range ops[:renameAt] {
+		if o.Op == "WriteFile" && o.Path == archive && string(o.Data) == old {
+			archived = true
+		}
+	}
+	assert.True(t, archived, "before the rename, Reset must WriteFile(ArchivePath(path, \"s1\"), the old bytes): the "+
+		"archive is a copy, and the path keeps its file (calls: %s)", opNames(ops))
+}

@@ -2,6 +2,7 @@ package factlog_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -109,4 +110,96 @@ func TestLab4_4_HiddenUnknownKindLast(t *testing.T) {
 	got, err := k.Run(nil)
 	require.NoError(t, err)
 	assert.Equal(t, factlog.State{}, normal(got), "nothing of the refused queue was applied: still idle")
+}
+
+// Rule 4.4.5: a cancel of the running run stops it before anything queued,
+// a newer run in the same queue still starts, and a long queue keeps its
+// order around several aborts.
+func TestLab4_4_HiddenAbortsBeforeEverythingQueued(t *testing.T) {
+	k := factlog.NewKernel()
+	_, err := k.Run([]factlog.Event{start(5), toolStart(5, "grep")})
+	require.NoError(t, err)
+	got, err := k.Run([]factlog.Event{toolEnd(5, "grep"), start(6), abort(5), delta(6, "z"), abort(6)})
+	require.NoError(t, err)
+	assert.Equal(t, factlog.State{RunID: 6, Status: factlog.StatusRunning, Deltas: []string{"z"}}, normal(got),
+		"run 5 running, Run(tool_end(5), start(6), abort(5), delta(6), abort(6)): abort(5) stops run 5 first, "+
+			"abort(6) comes while run 6 has not started and is ignored, then start(6) and delta(6) apply")
+
+	queue := []factlog.Event{toolStart(6, "t")}
+	want := []string{"z"}
+	for i := 0; i < 30; i++ {
+		if i%9 == 4 {
+			queue = append(queue, abort(3+i%2))
+		}
+		text := fmt.Sprintf("part %d", i)
+		queue = append(queue, delta(6, text))
+		want = append(want, text)
+	}
+	original := append([]factlog.Event(nil), queue...)
+	got, err = k.Run(queue)
+	require.NoError(t, err)
+	assert.Equal(t, want, got.Deltas, "the events that are not aborts keep their queue order")
+	assert.Equal(t, map[string]factlog.ToolStatus{"t": factlog.ToolRunning}, got.Tools)
+	assert.Equal(t, original, queue, "the caller's queue is unchanged")
+
+	got, err = k.Run([]factlog.Event{delta(6, "lost"), abort(6), abort(6), start(7)})
+	require.NoError(t, err)
+	assert.Equal(t, factlog.State{RunID: 7, Status: factlog.StatusRunning}, normal(got),
+		"two aborts of run 6 stop it once; delta(6) is late; start(7) still begins run 7")
+}
+
+// Rule 4.4.7: no error for ended runs, early and late events; an unknown
+// kind at the front returns the zero State even from a busy kernel.
+func TestLab4_4_HiddenIgnoredEventsAreNoError(t *testing.T) {
+	k := factlog.NewKernel()
+	_, err := k.Run([]factlog.Event{start(3), delta(3, "x"), toolStart(3, "t")})
+	require.NoError(t, err)
+	for _, queue := range [][]factlog.Event{
+		{end(3)},
+		{delta(3, "after the end"), abort(3)},
+		{delta(9, "too early"), toolEnd(8, "u")},
+		{start(2), start(3)},
+	} {
+		got, err := k.Run(queue)
+		assert.NoError(t, err, "Kernel.Run(%v) = %s", queue, describe(err))
+		assert.Equal(t, factlog.StatusDone, got.Status, "Kernel.Run(%v)", queue)
+	}
+	k2 := factlog.NewKernel()
+	_, err = k2.Run([]factlog.Event{start(8), toolStart(8, "sh")})
+	require.NoError(t, err)
+	got, err := k2.Run([]factlog.Event{toolEnd(8, "sh"), abort(8), abort(8)})
+	assert.NoError(t, err, "Kernel.Run(tool_end, abort, abort) of a running run = %s: an abort is no error", describe(err))
+	assert.Equal(t, factlog.StatusAborted, got.Status)
+	assert.Equal(t, map[string]factlog.ToolStatus{"sh": factlog.ToolRunning}, got.Tools, "the abort came first")
+
+	got, err = k.Run([]factlog.Event{{Kind: "START", RunID: 4}, start(4)})
+	var unknown *factlog.UnknownEventError
+	require.True(t, errors.As(err, &unknown), "Kernel.Run(START, start) = %s", describe(err))
+	assert.Equal(t, factlog.UnknownEventError{Index: 0, Kind: "START"}, *unknown)
+	assert.Equal(t, factlog.State{}, got, "a refused queue comes with the zero State, not the kernel's run 3")
+}
+
+// Rule 4.4.8: over several Runs, each subscriber gets one call per Run with
+// exactly the state that Run returned.
+func TestLab4_4_HiddenSubscribersSeeOnlyFinalStates(t *testing.T) {
+	var a, b []factlog.State
+	k := factlog.NewKernel(func(s factlog.State) { a = append(a, s) }, func(s factlog.State) { b = append(b, s) })
+	var returned []factlog.State
+	for i, queue := range [][]factlog.Event{
+		{start(1), delta(1, "one"), delta(1, "two"), delta(1, "three")},
+		{},
+		{toolStart(1, "x"), toolEnd(1, "x"), toolStart(1, "y"), end(1)},
+		{delta(1, "late"), delta(0, "older")},
+		{start(2)},
+	} {
+		got, err := k.Run(queue)
+		require.NoError(t, err, "Run %d", i+1)
+		returned = append(returned, got)
+		require.Len(t, a, i+1, "after Run %d, the first subscriber was called %d times; want once per Run", i+1, len(a))
+		require.Len(t, b, i+1, "after Run %d, the second subscriber was called %d times; want once per Run", i+1, len(b))
+	}
+	for i := range returned {
+		assert.Equal(t, normal(returned[i]), normal(a[i]), "Run %d: the first subscriber's state", i+1)
+		assert.Equal(t, normal(returned[i]), normal(b[i]), "Run %d: the second subscriber's state", i+1)
+	}
 }

@@ -121,3 +121,65 @@ func TestLab4_3_HiddenTailTaintsEveryAppend(t *testing.T) {
 	}
 	assert.Equal(t, []string{"r"}, ids(log.Entries()))
 }
+
+// Rule 4.3.7: a recovered entry appended again, an entry that repeats an id
+// with other content, and one that is its own parent with a taken id, are
+// all duplicates; a refused entry can come back once its parent exists.
+func TestLab4_3_HiddenRepeatedAppendsAreRefused(t *testing.T) {
+	rec, err := factlog.Recover(committed(lines(t, seedTree()...)...))
+	require.NoError(t, err)
+	w := newFakeWriter()
+	log := factlog.OpenSessionLog(w.write, rec)
+	var dup *factlog.DuplicateIDError
+	for _, e := range []factlog.Entry{
+		seedTree()[3],                      // m3a, exactly as recovered
+		tool("m2", "m1", "other content"),  // a taken id, another entry
+		user("m1", "m1", "its own parent"), // a taken id whose parent is itself
+		assistant("m4b", "zz", "taken id, unknown parent"),
+	} {
+		err := log.Append(e)
+		require.True(t, errors.As(err, &dup), "Append(%+v) = %s; want a *DuplicateIDError", e, describe(err))
+		assert.Equal(t, e.ID, dup.ID)
+	}
+	var fe *factlog.FieldError
+	assert.True(t, errors.As(log.Append(factlog.Entry{Type: "bot", ID: "m1", ParentID: "r"}), &fe),
+		"an invalid entry with a taken id is refused as invalid first")
+
+	late := assistant("n2", "n1", "waits for n1")
+	var broken *factlog.BrokenChainError
+	require.True(t, errors.As(log.Append(late), &broken))
+	require.True(t, errors.As(log.Append(late), &broken), "refused twice: still no n1")
+	require.NoError(t, log.Append(user("n1", "m4b", "n1")))
+	require.NoError(t, log.Append(late), "n2 took no id when it was refused")
+	require.True(t, errors.As(log.Append(late), &dup))
+	assert.Len(t, w.calls, 2, "only n1 and n2 were written: %q", w.callStrings())
+}
+
+// Rule 4.3.8: a failure on the third write; every later cause is that very
+// *WriteError; a tail's cause is the log's own copy even when the caller
+// overwrites its recovery.
+func TestLab4_3_HiddenCauseIsTheFirstErrorItself(t *testing.T) {
+	w := newFakeWriter()
+	w.failCall(3, 0, errors.New("quota exceeded (fake)"))
+	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
+	require.NoError(t, log.Append(user("a", "", "1")))
+	require.NoError(t, log.Append(user("b", "a", "2")))
+	first := log.Append(user("c", "b", "3"))
+	var we *factlog.WriteError
+	require.True(t, errors.As(first, &we))
+	for i := 0; i < 4; i++ {
+		err := log.Append(user(fmt.Sprintf("x%d", i), "a", "later"))
+		var te *factlog.TaintedError
+		require.True(t, errors.As(err, &te), "later Append = %s", describe(err))
+		assert.True(t, te.Err == first, "TaintedError.Err = %s; want the failed Append's own error %s", describe(te.Err), describe(first))
+	}
+
+	rec, err := factlog.Recover("\n\n" + committed(line(t, user("r", "", "s"))) + "{")
+	require.NoError(t, err)
+	require.NotNil(t, rec.Tail)
+	log = factlog.OpenSessionLog(newFakeWriter().write, rec)
+	rec.Tail.Line, rec.Tail.Bytes = 1, 1000
+	var tail *factlog.UnterminatedTailError
+	require.True(t, errors.As(log.Append(user("a", "r", "x")), &tail))
+	assert.Equal(t, factlog.UnterminatedTailError{Line: 4, Bytes: 1}, *tail, "the tail the log was opened over")
+}

@@ -1,6 +1,7 @@
 package agentstore_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -144,4 +145,60 @@ func TestLab11_5_HiddenCompactPiFileAgain(t *testing.T) {
 		want.Messages = append(want.Messages, piMessage(t, id))
 	}
 	assert.Equal(t, want, calls[0])
+}
+
+// Rule 11.5.2: keepRecent checks on pi's file, and after a compaction the
+// messages counted are those of the compacted context.
+func TestLab11_5_HiddenKeepRecentBounds(t *testing.T) {
+	fx := newFixture()
+	fx.fs.setFile(sessPath, piSession)
+	s := mustOpen(t, fx.opts(), "pi's file")
+	mark := fx.fs.mark()
+	_, err := compact(t, s, 1<<30, 0)
+	assert.ErrorIs(t, err, agentstore.ErrInvalidArgument, "far under the budget, keepRecent 0 is still an error")
+	_, err = compact(t, s, -5, -2)
+	assert.ErrorIs(t, err, agentstore.ErrInvalidArgument)
+	for _, keep := range []int{7, 8, 50} { // the compacted context holds 7 messages
+		id, err := compact(t, s, 0, keep)
+		assert.NoError(t, err, "CompactIfNeeded(0, %d) with 7 messages in the context", keep)
+		assert.Equal(t, "", id)
+	}
+	assert.Empty(t, fx.fs.opsSince(mark))
+	assert.Empty(t, fx.sum.recorded())
+	id, err := compact(t, s, 0, 6)
+	require.NoError(t, err)
+	c, _ := entryOf(t, s, id)
+	assert.Equal(t, "f3a4b5c6", c.FirstKeptEntryID, "keeping 6 of the 7 messages summarizes one")
+}
+
+// Rule 11.5.7: over a tail, an unneeded compaction is "" and a needed one is
+// a *NeedsRepairError before Summarize; a summarizer failure leaves the
+// store writing.
+func TestLab11_5_HiddenRefusalOrderOverATail(t *testing.T) {
+	fx := newFixture()
+	fx.fs.setFile(sessPath, piSession+`{"type":"message","id":"x`)
+	s := mustOpen(t, fx.opts(), "pi's file with a tail")
+	mark := fx.fs.mark()
+	id, err := compact(t, s, 1<<20, 1)
+	assert.NoError(t, err, "under the budget over a tail: nothing to write = %s", describe(err))
+	assert.Equal(t, "", id)
+	_, err = compact(t, s, 0, -1)
+	assert.ErrorIs(t, err, agentstore.ErrInvalidArgument)
+	_, err = compact(t, s, 0, 1)
+	var nr *agentstore.NeedsRepairError
+	require.True(t, errors.As(err, &nr), "over the budget over a tail = %s; want *NeedsRepairError", describe(err))
+	assert.Equal(t, agentstore.NeedsRepairError{Path: sessPath, Line: 19}, *nr)
+	assert.Empty(t, fx.sum.recorded(), "no Summarize for a compaction that cannot be written")
+	assert.Empty(t, fx.fs.opsSince(mark))
+
+	fx = newFixture()
+	fx.fs.setFile(sessPath, piSession)
+	s = mustOpen(t, fx.opts(), "pi's file")
+	fx.sum.err = errors.New("rate limited")
+	for i := 0; i < 2; i++ {
+		_, err = compact(t, s, 0, 3)
+		assert.ErrorIs(t, err, fx.sum.err)
+	}
+	_, err = appendMsg(t, s, user("go on"))
+	assert.NoError(t, err, "a failing Summarize does not taint the store: %s", describe(err))
 }

@@ -133,3 +133,26 @@ type wrappedNotExist struct{}
 
 func (*wrappedNotExist) Error() string { return "object storage: key not found" }
 func (*wrappedNotExist) Unwrap() error { return fsErrNotExist }
+
+// Rule 11.1.6: spaces without a newline, CRLF blank lines, and a half header
+// after blank lines are no session either; each is refused at line 1.
+func TestLab11_1_HiddenNoHeaderOnlyBlanksOrATail(t *testing.T) {
+	header := headerLine("s7", T1, "/")
+	for _, text := range []string{
+		"   ",
+		"\r\n\r\n",
+		"\n\n" + header[:40],
+		"\t\n" + header[:len(header)-1],
+	} {
+		fx := newFixture()
+		fx.fs.setFile(sessPath, text)
+		_, err := open(t, fx.opts())
+		var le *agentstore.LineError
+		require.True(t, errors.As(err, &le), "Open over %q = %s; want a *LineError", text, describe(err))
+		assert.True(t, errors.Is(err, agentstore.ErrNoHeader), "Open over %q = %s", text, describe(err))
+		assert.Equal(t, agentstore.LineError{Path: sessPath, Line: 1, Err: le.Err}, *le, "Open over %q", text)
+		requireOnlyReads(t, fx.fs.opsSince(0), "Open")
+		assert.Equal(t, text, fx.fs.file(sessPath))
+		assert.Empty(t, fx.sessions.handedOut())
+	}
+}

@@ -89,3 +89,33 @@ func TestLab11_6_HiddenResetAnEmptySession(t *testing.T) {
 	id := mustAppend(t, s, user("hi"))
 	assert.Equal(t, []string{id}, ids(pathOf(t, s)))
 }
+
+// Rule 11.6.2: over pi's file with a tail and a temporary file left by an
+// earlier crash, the path holds pi's bytes until the one rename; nothing
+// removes or moves it.
+func TestLab11_6_HiddenNoMomentWithoutTheOldFile(t *testing.T) {
+	fx := newFixture()
+	old := piSession + `{"type":"mess`
+	fx.fs.setFile(sessPath, old)
+	fx.fs.setFile(agentstore.TempPath(sessPath), "left by a crash")
+	s := mustOpen(t, fx.opts(), "pi's file with a tail")
+	fx.clock.set(T2)
+	fx.fs.watchPath(sessPath)
+	mark := fx.fs.mark()
+	require.NoError(t, reset(t, s))
+	ops := fx.fs.opsSince(mark)
+	states := fx.fs.watchedStates()
+	touching := writesTo(ops, sessPath)
+	require.Len(t, touching, 1, "calls on the path: %s", opNames(touching))
+	assert.Equal(t, "Rename", touching[0].Op)
+	assert.Equal(t, agentstore.TempPath(sessPath), touching[0].Path)
+	for i, o := range ops {
+		if o.Op == "Rename" && o.To == sessPath {
+			break
+		}
+		assert.Equal(t, old, states[i], "after %s the path no longer held the old file", o)
+	}
+	assert.Equal(t, old, fx.fs.file(agentstore.ArchivePath(sessPath, "0195932a-6e1d-7c3b-9f4e-2a6b8c0d1e2f")))
+	assert.Equal(t, headerLine("s1", T2, sessCwd), fx.fs.file(sessPath))
+	assert.Equal(t, missing, fx.fs.file(agentstore.TempPath(sessPath)))
+}

@@ -154,8 +154,9 @@ func (s *Store) load(data []byte) error {
 	}
 	if !haveHeader {
 		// Text, but no committed header line: blank lines only, or a header
-		// that was never finished. Either way it is not a session.
-		return fail(max(n, 1), fmt.Errorf("%w: no committed header line", ErrNoHeader))
+		// that was never finished. Either way it is not a session, and the
+		// header it lacks belongs at line 1.
+		return fail(1, fmt.Errorf("%w: no committed header line", ErrNoHeader))
 	}
 	return nil
 }
