@@ -40,11 +40,13 @@ type junitProperty struct {
 }
 
 type junitCase struct {
-	Classname string        `xml:"classname,attr"`
-	Name      string        `xml:"name,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	Skipped   *junitSkipped `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
+	Classname  string          `xml:"classname,attr"`
+	Name       string          `xml:"name,attr"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Failure    *junitFailure   `xml:"failure,omitempty"`
+	Error      *junitFailure   `xml:"error,omitempty"`
+	Skipped    *junitSkipped   `xml:"skipped,omitempty"`
+	SystemOut  string          `xml:"system-out,omitempty"`
 }
 
 type junitFailure struct {
@@ -78,13 +80,16 @@ func JUnit(r *Report) ([]byte, error) {
 			Time: seconds(ex.Seconds),
 			Properties: []junitProperty{
 				{"passed", fmt.Sprint(ex.Passed)},
-				{"points", fmt.Sprint(ex.Points)},
+				{"points", FormatPoints(ex.Points)},
 				{"max_points", fmt.Sprint(ex.MaxPoints)},
 			},
 			SystemOut: ex.Output,
 		}
 		for _, t := range ex.Tests {
 			c := junitCase{Classname: suite.Name, Name: t.Name}
+			if t.Points != nil && t.MaxPoints != nil {
+				c.Properties = []junitProperty{{"points", FormatPoints(*t.Points)}, {"max_points", FormatPoints(*t.MaxPoints)}}
+			}
 			switch t.Status {
 			case StatusPass:
 			case StatusSkip, StatusNotRun:
@@ -98,12 +103,18 @@ func JUnit(r *Report) ([]byte, error) {
 			suite.Cases = append(suite.Cases, c)
 		}
 		if !ex.Passed && suite.Failures == 0 {
-			suite.Cases = append(suite.Cases, verdictCase(r, ex, suite.Name))
-			suite.Failures++
+			c := verdictCase(r, ex, suite.Name)
+			suite.Cases = append(suite.Cases, c)
+			if c.Error != nil {
+				suite.Errors++
+			} else {
+				suite.Failures++
+			}
 		}
 		suite.Tests = len(suite.Cases)
 		doc.Tests += suite.Tests
 		doc.Failures += suite.Failures
+		doc.Errors += suite.Errors
 		doc.Skipped += suite.Skipped
 		doc.Suites = append(doc.Suites, suite)
 	}
@@ -118,19 +129,24 @@ func JUnit(r *Report) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// verdictCase is the failing case of a failed exercise without a failing test.
+// verdictCase is the failing case of a failed exercise without a failing
+// test. A file that was rejected or does not build is an <error>: no test
+// could run, which CI systems show apart from tests that failed.
 func verdictCase(r *Report, ex ExerciseReport, class string) junitCase {
 	f := &junitFailure{Message: ex.Reason, Type: "exercise", Text: ex.Output}
-	switch {
-	case r.Build.Rejected:
-		f.Type, f.Text = "rejected", r.Build.Output
-	case !r.Build.OK:
-		f.Type, f.Text = "build failed", r.Build.Output
-	}
 	if f.Message == "" {
 		f.Message = "the exercise failed"
 	}
-	return junitCase{Classname: class, Name: JUnitVerdictCase, Failure: f}
+	c := junitCase{Classname: class, Name: JUnitVerdictCase, Failure: f}
+	switch {
+	case r.Build.Rejected:
+		f.Type, f.Text = "rejected", r.Build.Output
+		c.Failure, c.Error = nil, f
+	case !r.Build.OK:
+		f.Type, f.Text = "build failed", r.Build.Output
+		c.Failure, c.Error = nil, f
+	}
+	return c
 }
 
 func failureMessage(status string) string {

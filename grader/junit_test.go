@@ -27,6 +27,7 @@ type parsedSuite struct {
 	Name       string `xml:"name,attr"`
 	Tests      int    `xml:"tests,attr"`
 	Failures   int    `xml:"failures,attr"`
+	Errors     int    `xml:"errors,attr"`
 	Skipped    int    `xml:"skipped,attr"`
 	Time       string `xml:"time,attr"`
 	Properties []struct {
@@ -34,18 +35,25 @@ type parsedSuite struct {
 		Value string `xml:"value,attr"`
 	} `xml:"properties>property"`
 	Cases []struct {
-		Classname string `xml:"classname,attr"`
-		Name      string `xml:"name,attr"`
-		Failure   *struct {
-			Message string `xml:"message,attr"`
-			Type    string `xml:"type,attr"`
-			Text    string `xml:",chardata"`
-		} `xml:"failure"`
+		Classname  string `xml:"classname,attr"`
+		Name       string `xml:"name,attr"`
+		Properties []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"properties>property"`
+		Failure *junitMessage `xml:"failure"`
+		Error   *junitMessage `xml:"error"`
 		Skipped *struct {
 			Message string `xml:"message,attr"`
 		} `xml:"skipped"`
 	} `xml:"testcase"`
 	SystemOut string `xml:"system-out"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
 }
 
 func parseJUnit(t *testing.T, r *grader.Report) parsedSuites {
@@ -127,7 +135,9 @@ func TestJUnitCountsEveryKindOfResult(t *testing.T) {
 	assert.Equal(t, 0, doc.Errors)
 }
 
-func TestJUnitBuildFailureFailsEverySuite(t *testing.T) {
+// A file that does not build, or was rejected, ran no test: every suite
+// has an <error>, which CI systems tell apart from a failed test.
+func TestJUnitBuildFailureIsAnErrorInEverySuite(t *testing.T) {
 	for _, rejected := range []bool{false, true} {
 		r := &grader.Report{
 			Submission: "eve", Build: grader.Build{Rejected: rejected, Output: "session.go:3:1: import \"os\" is not allowed\n"},
@@ -137,10 +147,13 @@ func TestJUnitBuildFailureFailsEverySuite(t *testing.T) {
 			},
 		}
 		doc := parseJUnit(t, r)
-		assert.Equal(t, 2, doc.Failures)
+		assert.Equal(t, 2, doc.Errors, "JUnit(a report whose build failed, rejected=%v): want one <error> a suite", rejected)
+		assert.Equal(t, 0, doc.Failures, "a build failure is no failed test")
 		for _, s := range doc.Suites {
 			require.Len(t, s.Cases, 2)
-			f := s.Cases[1].Failure
+			assert.Equal(t, 1, s.Errors)
+			assert.Nil(t, s.Cases[1].Failure)
+			f := s.Cases[1].Error
 			require.NotNil(t, f)
 			assert.Contains(t, f.Text, `import "os" is not allowed`)
 			if rejected {

@@ -19,7 +19,7 @@ type Report struct {
 	Lab        string           `json:"lab"`
 	Build      Build            `json:"build"`
 	Exercises  []ExerciseReport `json:"exercises"`
-	Score      int              `json:"score"`
+	Score      float64          `json:"score"` // in hundredths at most
 	MaxScore   int              `json:"max_score"`
 	Isolation  Isolation        `json:"isolation"`
 	// Race is true when the submission was built with the race detector:
@@ -39,13 +39,16 @@ type Build struct {
 
 // ExerciseReport is the verdict on one exercise.
 type ExerciseReport struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Bonus     bool   `json:"bonus,omitempty"` // graded only because it was asked for
-	Passed    bool   `json:"passed"`
-	Points    int    `json:"points"`
-	MaxPoints int    `json:"max_points"`
-	Reason    string `json:"reason,omitempty"` // why it failed, in one line: safe to show a student at once
+	ID        string  `json:"id"`
+	Name      string  `json:"name"`
+	Bonus     bool    `json:"bonus,omitempty"` // graded only because it was asked for
+	Passed    bool    `json:"passed"`
+	Points    float64 `json:"points"` // in hundredths at most; a whole number unless scored per test
+	MaxPoints int     `json:"max_points"`
+	Reason    string  `json:"reason,omitempty"` // why it failed, in one line: safe to show a student at once
+	// Scoring is lab.ScoreAll (the points for passing every test) or
+	// lab.ScorePerTest (each passed test earns its share, Tests[].Points).
+	Scoring string `json:"scoring"`
 	// HiddenReason is the whole reason of a failed hidden run, whose detail
 	// may quote the hidden tests: for instructors, and for students only
 	// with the hidden tests' details.
@@ -61,6 +64,14 @@ type TestReport struct {
 	Status string `json:"status"` // one of the Status constants
 	Hidden bool   `json:"hidden"`
 	Output string `json:"output"`
+	// Points and MaxPoints are set in an exercise scored per test: what
+	// this test earned and what it is worth.
+	Points    *float64 `json:"points,omitempty"`
+	MaxPoints *float64 `json:"max_points,omitempty"`
+
+	// void: the run that gave this result imitated the test runner or left
+	// an unreadable report; its results earn nothing on their own.
+	void bool
 }
 
 // Passed reports whether every exercise passed.
@@ -133,7 +144,7 @@ func WriteText(w io.Writer, r *Report, st Style) error {
 		if !ex.Passed {
 			verdict = "FAIL"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d/%d\n", ex.ID, ex.Name, verdict, ex.TestsPassed(), len(ex.Tests), ex.Points, ex.MaxPoints)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s/%d\n", ex.ID, ex.Name, verdict, ex.TestsPassed(), len(ex.Tests), FormatPoints(ex.Points), ex.MaxPoints)
 		if ex.Passed || !r.Build.OK {
 			continue
 		}
@@ -172,7 +183,7 @@ func WriteText(w io.Writer, r *Report, st Style) error {
 	if r.Race {
 		race = "   race detector on"
 	}
-	_, err := fmt.Fprintf(w, "\nscore %d/%d   isolation: %s%s   %.1fs\n", r.Score, r.MaxScore, r.Isolation.Name, race, r.Seconds)
+	_, err := fmt.Fprintf(w, "\nscore %s/%d   isolation: %s%s   %.1fs\n", FormatPoints(r.Score), r.MaxScore, r.Isolation.Name, race, r.Seconds)
 	return err
 }
 
@@ -269,7 +280,7 @@ func CSVRow(r *Report, exerciseIDs []string) []string {
 			note, _, _ = strings.Cut(r.Exercises[0].Reason, "; a lab file may import only")
 		}
 	}
-	return append(row, strconv.Itoa(r.Score), strconv.Itoa(r.MaxScore), note)
+	return append(row, FormatPoints(r.Score), strconv.Itoa(r.MaxScore), note)
 }
 
 // ErrorCSVRow is the row of a submission that could not be graded at all.
