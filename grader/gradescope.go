@@ -45,6 +45,9 @@ func Gradescope(r *Report) GradescopeResults {
 	if !r.Build.OK {
 		res.Output = "Your file could not be built:\n" + r.Build.Output
 	}
+	if d := r.Late.Describe(); d != "" {
+		res.Output = "Your submission was " + d + ".\n\n" + res.Output
+	}
 	for _, ex := range r.Exercises {
 		status := "failed"
 		if ex.Passed {

@@ -21,7 +21,10 @@ type Report struct {
 	Exercises  []ExerciseReport `json:"exercises"`
 	Score      float64          `json:"score"` // in hundredths at most
 	MaxScore   int              `json:"max_score"`
-	Isolation  Isolation        `json:"isolation"`
+	// Late is set when a late policy was applied; Score is then the score
+	// after its penalty, and Late.RawScore the one before.
+	Late      *Late     `json:"late,omitempty"`
+	Isolation Isolation `json:"isolation"`
 	// Race is true when the submission was built with the race detector:
 	// a data race then fails the exercise whose run it happened in.
 	Race    bool    `json:"race"`
@@ -182,6 +185,9 @@ func WriteText(w io.Writer, r *Report, st Style) error {
 	race := ""
 	if r.Race {
 		race = "   race detector on"
+	}
+	if d := r.Late.Describe(); d != "" {
+		fmt.Fprintf(w, "\n%s\n", d)
 	}
 	_, err := fmt.Fprintf(w, "\nscore %s/%d   isolation: %s%s   %.1fs\n", FormatPoints(r.Score), r.MaxScore, r.Isolation.Name, race, r.Seconds)
 	return err
