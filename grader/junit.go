@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -85,39 +86,83 @@ func JUnit(r *Report) ([]byte, error) {
 			},
 			SystemOut: ex.Output,
 		}
-		for _, t := range ex.Tests {
-			c := junitCase{Classname: suite.Name, Name: t.Name}
-			if t.Points != nil && t.MaxPoints != nil {
-				c.Properties = []junitProperty{{"points", FormatPoints(*t.Points)}, {"max_points", FormatPoints(*t.MaxPoints)}}
-			}
-			switch t.Status {
-			case StatusPass:
-			case StatusSkip, StatusNotRun:
-				c.Skipped = &junitSkipped{Message: t.Status}
-				c.SystemOut = t.Output
-				suite.Skipped++
-			default: // fail, did not end, inconsistent
-				c.Failure = &junitFailure{Message: failureMessage(t.Status), Type: t.Status, Text: t.Output}
-				suite.Failures++
-			}
-			suite.Cases = append(suite.Cases, c)
-		}
-		if !ex.Passed && suite.Failures == 0 {
-			c := verdictCase(r, ex, suite.Name)
-			suite.Cases = append(suite.Cases, c)
-			if c.Error != nil {
-				suite.Errors++
-			} else {
-				suite.Failures++
-			}
-		}
-		suite.Tests = len(suite.Cases)
-		doc.Tests += suite.Tests
-		doc.Failures += suite.Failures
-		doc.Errors += suite.Errors
-		doc.Skipped += suite.Skipped
-		doc.Suites = append(doc.Suites, suite)
+		suite.add(r, ex, suite.Name, "")
+		doc.add(suite)
 	}
+	return encodeJUnit(doc)
+}
+
+// JUnitClass turns the reports of a class into one JUnit XML document
+// named name: one <testsuite> per submission (named after it, its score as
+// properties), whose test cases are every exercise's tests, classname
+// "10.1 PathTo", name the test's. A submission that could not be graded
+// (notGraded: submission name to reason) is a suite with one <error>.
+func JUnitClass(name string, reports []*Report, notGraded map[string]string) ([]byte, error) {
+	doc := junitTestsuites{Name: name}
+	var total float64
+	for _, sub := range sortedKeys(notGraded) {
+		doc.add(junitSuite{Name: sub, Cases: []junitCase{{Classname: sub, Name: JUnitVerdictCase,
+			Error: &junitFailure{Message: "not graded: " + notGraded[sub], Type: "not graded"}}}, Errors: 1})
+	}
+	for _, r := range reports {
+		total += r.Seconds
+		suite := junitSuite{Name: r.Submission, Time: seconds(r.Seconds), Properties: []junitProperty{
+			{"score", FormatPoints(r.Score)}, {"max_score", fmt.Sprint(r.MaxScore)}, {"path", r.Path},
+		}}
+		for _, ex := range r.Exercises {
+			suite.add(r, ex, ex.ID+" "+ex.Name, ex.ID+" ")
+		}
+		doc.add(suite)
+	}
+	doc.Time = seconds(total)
+	return encodeJUnit(doc)
+}
+
+// add puts ex's test cases into s, class their classname; a verdict case,
+// named prefix+JUnitVerdictCase, where ex failed without a failing test.
+func (s *junitSuite) add(r *Report, ex ExerciseReport, class, prefix string) {
+	failures := 0
+	for _, t := range ex.Tests {
+		c := junitCase{Classname: class, Name: t.Name}
+		if t.Points != nil && t.MaxPoints != nil {
+			c.Properties = []junitProperty{{"points", FormatPoints(*t.Points)}, {"max_points", FormatPoints(*t.MaxPoints)}}
+		}
+		switch t.Status {
+		case StatusPass:
+		case StatusSkip, StatusNotRun:
+			c.Skipped = &junitSkipped{Message: t.Status}
+			c.SystemOut = t.Output
+			s.Skipped++
+		default: // fail, did not end, inconsistent
+			c.Failure = &junitFailure{Message: failureMessage(t.Status), Type: t.Status, Text: t.Output}
+			failures++
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	s.Failures += failures
+	if !ex.Passed && failures == 0 {
+		c := verdictCase(r, ex, class)
+		c.Name = prefix + c.Name
+		s.Cases = append(s.Cases, c)
+		if c.Error != nil {
+			s.Errors++
+		} else {
+			s.Failures++
+		}
+	}
+}
+
+// add counts s into d.
+func (d *junitTestsuites) add(s junitSuite) {
+	s.Tests = len(s.Cases)
+	d.Tests += s.Tests
+	d.Failures += s.Failures
+	d.Errors += s.Errors
+	d.Skipped += s.Skipped
+	d.Suites = append(d.Suites, s)
+}
+
+func encodeJUnit(doc junitTestsuites) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(xml.Header)
 	enc := xml.NewEncoder(&b)
@@ -127,6 +172,15 @@ func JUnit(r *Report) ([]byte, error) {
 	}
 	b.WriteString("\n")
 	return b.Bytes(), nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // verdictCase is the failing case of a failed exercise without a failing

@@ -170,3 +170,38 @@ func TestJUnitOfNoExercises(t *testing.T) {
 	assert.Equal(t, 0, doc.Tests)
 	assert.Empty(t, doc.Suites)
 }
+
+// A class in one JUnit file: a suite per submission, its score as
+// properties, the exercises as classnames; one that could not be graded is
+// a suite with an <error>.
+func TestJUnitClassHasASuitePerSubmission(t *testing.T) {
+	alice := &grader.Report{Submission: "alice", Path: "subs/alice", Build: grader.Build{OK: true}, Score: 15, MaxScore: 35, Seconds: 1.5,
+		Exercises: []grader.ExerciseReport{
+			{ID: "10.1", Name: "PathTo", Passed: true, Points: 15, MaxPoints: 15, Tests: []grader.TestReport{{Name: "TestLab10_1_A", Status: grader.StatusPass}}},
+			{ID: "10.2", Name: "Parse", MaxPoints: 20, Reason: "1 of 1 tests failed", Tests: []grader.TestReport{{Name: "TestLab10_2_A", Status: grader.StatusFail, Output: "want x"}}},
+		}}
+	eve := &grader.Report{Submission: "eve", Build: grader.Build{Rejected: true, Output: `import "os" is not allowed`}, MaxScore: 35,
+		Exercises: []grader.ExerciseReport{{ID: "10.1", Name: "PathTo", MaxPoints: 15, Reason: "rejected", Tests: []grader.TestReport{{Name: "TestLab10_1_A", Status: grader.StatusNotRun}}}}}
+	data, err := grader.JUnitClass("lab 10", []*grader.Report{alice, eve}, map[string]string{"dave": "holds no session.go"})
+	require.NoError(t, err)
+	var doc parsedSuites
+	require.NoError(t, xml.Unmarshal(data, &doc), string(data))
+	require.Len(t, doc.Suites, 3)
+	assert.Equal(t, "lab 10", doc.Name)
+	dave, a, e := doc.Suites[0], doc.Suites[1], doc.Suites[2]
+	assert.Equal(t, "dave", dave.Name)
+	require.NotNil(t, dave.Cases[0].Error)
+	assert.Contains(t, dave.Cases[0].Error.Message, "holds no session.go")
+	assert.Equal(t, "alice", a.Name)
+	assert.Equal(t, 1, a.Failures)
+	assert.Equal(t, "10.2 Parse", a.Cases[1].Classname)
+	props := map[string]string{}
+	for _, p := range a.Properties {
+		props[p.Name] = p.Value
+	}
+	assert.Equal(t, map[string]string{"score": "15", "max_score": "35", "path": "subs/alice"}, props)
+	assert.Equal(t, 1, e.Errors, "a rejected file is an error in its suite")
+	assert.Equal(t, "10.1 "+grader.JUnitVerdictCase, e.Cases[1].Name)
+	assert.Equal(t, 2, doc.Errors)
+	assert.Equal(t, 1, doc.Failures)
+}
