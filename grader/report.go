@@ -254,16 +254,29 @@ func indent(s, prefix string) string {
 }
 
 // CSVHeader is the header row of a class table: submission, one column per
-// exercise (pass/fail), score, max score, and a note.
+// exercise (the points it earned), score (after any late penalty), max
+// score, raw score and late penalty (empty without a late policy), and a
+// note.
 func CSVHeader(exerciseIDs []string) []string {
 	row := []string{"submission"}
 	row = append(row, exerciseIDs...)
-	return append(row, "score", "max_score", "note")
+	return append(row, "score", "max_score", "raw_score", "late_penalty", "note")
+}
+
+// CSVCell makes text from a submission safe in a spreadsheet: control
+// characters escaped, and a cell that a spreadsheet would run as a
+// formula (starting with =, +, -, @) quoted with a leading apostrophe.
+func CSVCell(text string) string {
+	text = printable(strings.ReplaceAll(text, "\n", " "))
+	if text != "" && strings.ContainsRune("=+-@", rune(text[0])) {
+		return "'" + text
+	}
+	return text
 }
 
 // CSVRow is r as a row under CSVHeader(exerciseIDs).
 func CSVRow(r *Report, exerciseIDs []string) []string {
-	row := []string{r.Submission}
+	row := []string{CSVCell(r.Submission)}
 	byID := map[string]ExerciseReport{}
 	for _, ex := range r.Exercises {
 		byID[ex.ID] = ex
@@ -273,10 +286,8 @@ func CSVRow(r *Report, exerciseIDs []string) []string {
 		switch {
 		case !ok:
 			row = append(row, "")
-		case ex.Passed:
-			row = append(row, "pass")
 		default:
-			row = append(row, "fail")
+			row = append(row, FormatPoints(ex.Points))
 		}
 	}
 	note := ""
@@ -286,16 +297,20 @@ func CSVRow(r *Report, exerciseIDs []string) []string {
 			note, _, _ = strings.Cut(r.Exercises[0].Reason, "; a lab file may import only")
 		}
 	}
-	return append(row, FormatPoints(r.Score), strconv.Itoa(r.MaxScore), note)
+	raw, penalty := "", ""
+	if r.Late != nil {
+		raw, penalty = FormatPoints(r.Late.RawScore), FormatPoints(r.Late.Penalty*100)+"%"
+	}
+	return append(row, FormatPoints(r.Score), strconv.Itoa(r.MaxScore), raw, penalty, CSVCell(note))
 }
 
 // ErrorCSVRow is the row of a submission that could not be graded at all.
 func ErrorCSVRow(name string, exerciseIDs []string, err error) []string {
-	row := []string{name}
+	row := []string{CSVCell(name)}
 	for range exerciseIDs {
 		row = append(row, "")
 	}
-	return append(row, "", "", "not graded: "+firstLine(err.Error()))
+	return append(row, "", "", "", "", CSVCell("not graded: "+firstLine(err.Error())))
 }
 
 // compilerLine picks the first line of a build's output that says what is
