@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -100,7 +101,7 @@ func JUnit(r *Report) ([]byte, error) {
 func JUnitClass(name string, reports []*Report, notGraded map[string]string) ([]byte, error) {
 	doc := junitTestsuites{Name: name}
 	var total float64
-	for _, sub := range sortedKeys(notGraded) {
+	for _, sub := range slices.Sorted(maps.Keys(notGraded)) {
 		doc.add(junitSuite{Name: sub, Cases: []junitCase{{Classname: sub, Name: JUnitVerdictCase,
 			Error: &junitFailure{Message: "not graded: " + notGraded[sub], Type: "not graded"}}}, Errors: 1})
 	}
@@ -172,15 +173,6 @@ func encodeJUnit(doc junitTestsuites) ([]byte, error) {
 	}
 	b.WriteString("\n")
 	return b.Bytes(), nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // verdictCase is the failing case of a failed exercise without a failing
