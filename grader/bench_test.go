@@ -58,7 +58,7 @@ func BenchmarkGrade(b *testing.B) {
 		start := time.Now()
 		sub := &Submission{Name: "bench", Path: "bench", Files: map[string][]byte{"session.go": fresh(sol, "grader", i)}}
 		rep, err := g.Grade(context.Background(), sub)
-		if err != nil || rep.Score != rep.MaxScore {
+		if err != nil || rep.Score != float64(rep.MaxScore) {
 			b.Fatalf("grading the solution: %v\n%s", err, textReport(rep))
 		}
 		grader += time.Since(start)

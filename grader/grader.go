@@ -406,6 +406,11 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 }
 
 func (g *Grader) finish(rep *Report, started time.Time) *Report {
+	for i := range rep.Exercises {
+		if ex, err := g.opts.Lab.Exercise(rep.Exercises[i].ID); err == nil {
+			score(ex, &rep.Exercises[i])
+		}
+	}
 	for _, ex := range rep.Exercises {
 		rep.Score += ex.Points
 		rep.MaxScore += ex.MaxPoints
@@ -621,7 +626,9 @@ func (g *Grader) runAll(ctx context.Context, work, bin string) ([]ExerciseReport
 	// Stage 3: the hidden tests of the exercises whose public tests passed.
 	var stillHidden []int
 	for _, i := range hidTodo {
-		if publicPassed(i) {
+		// An exercise scored per test earns its hidden tests' points even
+		// when a public test failed.
+		if publicPassed(i) || g.exercises[i].PerTest() {
 			stillHidden = append(stillHidden, i)
 		} else {
 			part := g.notRun(g.exercises[i], hidden[i], "") // failed already: its public reason stands
@@ -761,7 +768,7 @@ func combine(ex lab.Exercise, parts []ExerciseReport) ExerciseReport {
 	}
 	switch {
 	case er.Passed:
-		er.Points = er.MaxPoints
+		er.Points = float64(er.MaxPoints)
 	case allCounts:
 		er.Reason = fmt.Sprintf("%d of %d tests failed", len(er.Tests)-countStatus(er.Tests, StatusPass)-countStatus(er.Tests, StatusNotRun), len(er.Tests))
 	default:

@@ -3,6 +3,8 @@ package grader
 import (
 	"fmt"
 	"strings"
+
+	"github.com/coursekit/course/grader/lab"
 )
 
 // GradescopeResults is Gradescope's results.json: what an autograder
@@ -35,13 +37,16 @@ type GradescopeTest struct {
 // instructor publishes the grades ("after_published").
 func Gradescope(r *Report) GradescopeResults {
 	res := GradescopeResults{
-		Score:         float64(r.Score),
+		Score:         r.Score,
 		ExecutionTime: r.Seconds,
 		OutputFormat:  "text",
 		Visibility:    "visible",
 	}
 	if !r.Build.OK {
 		res.Output = "Your file could not be built:\n" + r.Build.Output
+	}
+	if d := r.Late.Describe(); d != "" {
+		res.Output = "Your submission was " + d + ".\n\n" + res.Output
 	}
 	for _, ex := range r.Exercises {
 		status := "failed"
@@ -75,8 +80,12 @@ func Gradescope(r *Report) GradescopeResults {
 		if hidden > 0 {
 			fmt.Fprintf(&out, "\nhidden tests: %d of %d passed\n", hiddenPassed, hidden)
 		}
+		if ex.Scoring == lab.ScorePerTest {
+			res.Tests = append(res.Tests, perTestEntries(ex, out.String())...)
+			continue
+		}
 		res.Tests = append(res.Tests, GradescopeTest{
-			Score: float64(ex.Points), MaxScore: float64(ex.MaxPoints), Status: status,
+			Score: ex.Points, MaxScore: float64(ex.MaxPoints), Status: status,
 			Name: ex.ID + " " + ex.Name, Number: ex.ID, Output: out.String(), OutputFormat: "text",
 			Visibility: "visible",
 		})
@@ -92,4 +101,44 @@ func Gradescope(r *Report) GradescopeResults {
 		}
 	}
 	return res
+}
+
+// perTestEntries are the entries of an exercise scored per test: a
+// zero-point visible entry with the exercise's summary, then one entry a
+// test, worth its points: visible for a public test, after_published for a
+// hidden one (its name and output are the hidden test's).
+func perTestEntries(ex ExerciseReport, summary string) []GradescopeTest {
+	status := func(ok bool) string {
+		if ok {
+			return "passed"
+		}
+		return "failed"
+	}
+	entries := []GradescopeTest{{
+		Score: 0, MaxScore: 0, Status: status(ex.Passed),
+		Name: fmt.Sprintf("%s %s (%s of %d points)", ex.ID, ex.Name, FormatPoints(ex.Points), ex.MaxPoints), Number: ex.ID,
+		Output: summary, OutputFormat: "text", Visibility: "visible",
+	}}
+	for k, t := range ex.Tests {
+		var got, worth float64
+		if t.Points != nil && t.MaxPoints != nil {
+			got, worth = *t.Points, *t.MaxPoints
+		}
+		e := GradescopeTest{
+			Score: got, MaxScore: worth, Status: status(t.Status == StatusPass),
+			Name: ex.ID + " " + t.Name, Number: fmt.Sprintf("%s.%d", ex.ID, k+1),
+			Output: t.Name + ": " + t.Status + "\n", OutputFormat: "text", Visibility: "visible",
+		}
+		if t.Status != StatusPass && t.Output != "" {
+			e.Output += indent(failureExcerpt(t.Output), "    ")
+		}
+		if t.Hidden {
+			e.Visibility = "after_published"
+			if ex.HiddenReason != "" {
+				e.Output += "\n" + ex.HiddenReason + "\n"
+			}
+		}
+		entries = append(entries, e)
+	}
+	return entries
 }

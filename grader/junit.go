@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -40,11 +42,13 @@ type junitProperty struct {
 }
 
 type junitCase struct {
-	Classname string        `xml:"classname,attr"`
-	Name      string        `xml:"name,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	Skipped   *junitSkipped `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
+	Classname  string          `xml:"classname,attr"`
+	Name       string          `xml:"name,attr"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Failure    *junitFailure   `xml:"failure,omitempty"`
+	Error      *junitFailure   `xml:"error,omitempty"`
+	Skipped    *junitSkipped   `xml:"skipped,omitempty"`
+	SystemOut  string          `xml:"system-out,omitempty"`
 }
 
 type junitFailure struct {
@@ -78,35 +82,88 @@ func JUnit(r *Report) ([]byte, error) {
 			Time: seconds(ex.Seconds),
 			Properties: []junitProperty{
 				{"passed", fmt.Sprint(ex.Passed)},
-				{"points", fmt.Sprint(ex.Points)},
+				{"points", FormatPoints(ex.Points)},
 				{"max_points", fmt.Sprint(ex.MaxPoints)},
 			},
 			SystemOut: ex.Output,
 		}
-		for _, t := range ex.Tests {
-			c := junitCase{Classname: suite.Name, Name: t.Name}
-			switch t.Status {
-			case StatusPass:
-			case StatusSkip, StatusNotRun:
-				c.Skipped = &junitSkipped{Message: t.Status}
-				c.SystemOut = t.Output
-				suite.Skipped++
-			default: // fail, did not end, inconsistent
-				c.Failure = &junitFailure{Message: failureMessage(t.Status), Type: t.Status, Text: t.Output}
-				suite.Failures++
-			}
-			suite.Cases = append(suite.Cases, c)
-		}
-		if !ex.Passed && suite.Failures == 0 {
-			suite.Cases = append(suite.Cases, verdictCase(r, ex, suite.Name))
-			suite.Failures++
-		}
-		suite.Tests = len(suite.Cases)
-		doc.Tests += suite.Tests
-		doc.Failures += suite.Failures
-		doc.Skipped += suite.Skipped
-		doc.Suites = append(doc.Suites, suite)
+		suite.add(r, ex, suite.Name, "")
+		doc.add(suite)
 	}
+	return encodeJUnit(doc)
+}
+
+// JUnitClass turns the reports of a class into one JUnit XML document
+// named name: one <testsuite> per submission (named after it, its score as
+// properties), whose test cases are every exercise's tests, classname
+// "10.1 PathTo", name the test's. A submission that could not be graded
+// (notGraded: submission name to reason) is a suite with one <error>.
+func JUnitClass(name string, reports []*Report, notGraded map[string]string) ([]byte, error) {
+	doc := junitTestsuites{Name: name}
+	var total float64
+	for _, sub := range slices.Sorted(maps.Keys(notGraded)) {
+		doc.add(junitSuite{Name: sub, Cases: []junitCase{{Classname: sub, Name: JUnitVerdictCase,
+			Error: &junitFailure{Message: "not graded: " + notGraded[sub], Type: "not graded"}}}, Errors: 1})
+	}
+	for _, r := range reports {
+		total += r.Seconds
+		suite := junitSuite{Name: r.Submission, Time: seconds(r.Seconds), Properties: []junitProperty{
+			{"score", FormatPoints(r.Score)}, {"max_score", fmt.Sprint(r.MaxScore)}, {"path", r.Path},
+		}}
+		for _, ex := range r.Exercises {
+			suite.add(r, ex, ex.ID+" "+ex.Name, ex.ID+" ")
+		}
+		doc.add(suite)
+	}
+	doc.Time = seconds(total)
+	return encodeJUnit(doc)
+}
+
+// add puts ex's test cases into s, class their classname; a verdict case,
+// named prefix+JUnitVerdictCase, where ex failed without a failing test.
+func (s *junitSuite) add(r *Report, ex ExerciseReport, class, prefix string) {
+	failures := 0
+	for _, t := range ex.Tests {
+		c := junitCase{Classname: class, Name: t.Name}
+		if t.Points != nil && t.MaxPoints != nil {
+			c.Properties = []junitProperty{{"points", FormatPoints(*t.Points)}, {"max_points", FormatPoints(*t.MaxPoints)}}
+		}
+		switch t.Status {
+		case StatusPass:
+		case StatusSkip, StatusNotRun:
+			c.Skipped = &junitSkipped{Message: t.Status}
+			c.SystemOut = t.Output
+			s.Skipped++
+		default: // fail, did not end, inconsistent
+			c.Failure = &junitFailure{Message: failureMessage(t.Status), Type: t.Status, Text: t.Output}
+			failures++
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	s.Failures += failures
+	if !ex.Passed && failures == 0 {
+		c := verdictCase(r, ex, class)
+		c.Name = prefix + c.Name
+		s.Cases = append(s.Cases, c)
+		if c.Error != nil {
+			s.Errors++
+		} else {
+			s.Failures++
+		}
+	}
+}
+
+// add counts s into d.
+func (d *junitTestsuites) add(s junitSuite) {
+	s.Tests = len(s.Cases)
+	d.Tests += s.Tests
+	d.Failures += s.Failures
+	d.Errors += s.Errors
+	d.Skipped += s.Skipped
+	d.Suites = append(d.Suites, s)
+}
+
+func encodeJUnit(doc junitTestsuites) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(xml.Header)
 	enc := xml.NewEncoder(&b)
@@ -118,19 +175,24 @@ func JUnit(r *Report) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// verdictCase is the failing case of a failed exercise without a failing test.
+// verdictCase is the failing case of a failed exercise without a failing
+// test. A file that was rejected or does not build is an <error>: no test
+// could run, which CI systems show apart from tests that failed.
 func verdictCase(r *Report, ex ExerciseReport, class string) junitCase {
 	f := &junitFailure{Message: ex.Reason, Type: "exercise", Text: ex.Output}
-	switch {
-	case r.Build.Rejected:
-		f.Type, f.Text = "rejected", r.Build.Output
-	case !r.Build.OK:
-		f.Type, f.Text = "build failed", r.Build.Output
-	}
 	if f.Message == "" {
 		f.Message = "the exercise failed"
 	}
-	return junitCase{Classname: class, Name: JUnitVerdictCase, Failure: f}
+	c := junitCase{Classname: class, Name: JUnitVerdictCase, Failure: f}
+	switch {
+	case r.Build.Rejected:
+		f.Type, f.Text = "rejected", r.Build.Output
+		c.Failure, c.Error = nil, f
+	case !r.Build.OK:
+		f.Type, f.Text = "build failed", r.Build.Output
+		c.Failure, c.Error = nil, f
+	}
+	return c
 }
 
 func failureMessage(status string) string {

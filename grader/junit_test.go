@@ -27,6 +27,7 @@ type parsedSuite struct {
 	Name       string `xml:"name,attr"`
 	Tests      int    `xml:"tests,attr"`
 	Failures   int    `xml:"failures,attr"`
+	Errors     int    `xml:"errors,attr"`
 	Skipped    int    `xml:"skipped,attr"`
 	Time       string `xml:"time,attr"`
 	Properties []struct {
@@ -34,18 +35,25 @@ type parsedSuite struct {
 		Value string `xml:"value,attr"`
 	} `xml:"properties>property"`
 	Cases []struct {
-		Classname string `xml:"classname,attr"`
-		Name      string `xml:"name,attr"`
-		Failure   *struct {
-			Message string `xml:"message,attr"`
-			Type    string `xml:"type,attr"`
-			Text    string `xml:",chardata"`
-		} `xml:"failure"`
+		Classname  string `xml:"classname,attr"`
+		Name       string `xml:"name,attr"`
+		Properties []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"properties>property"`
+		Failure *junitMessage `xml:"failure"`
+		Error   *junitMessage `xml:"error"`
 		Skipped *struct {
 			Message string `xml:"message,attr"`
 		} `xml:"skipped"`
 	} `xml:"testcase"`
 	SystemOut string `xml:"system-out"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
 }
 
 func parseJUnit(t *testing.T, r *grader.Report) parsedSuites {
@@ -127,7 +135,9 @@ func TestJUnitCountsEveryKindOfResult(t *testing.T) {
 	assert.Equal(t, 0, doc.Errors)
 }
 
-func TestJUnitBuildFailureFailsEverySuite(t *testing.T) {
+// A file that does not build, or was rejected, ran no test: every suite
+// has an <error>, which CI systems tell apart from a failed test.
+func TestJUnitBuildFailureIsAnErrorInEverySuite(t *testing.T) {
 	for _, rejected := range []bool{false, true} {
 		r := &grader.Report{
 			Submission: "eve", Build: grader.Build{Rejected: rejected, Output: "session.go:3:1: import \"os\" is not allowed\n"},
@@ -137,10 +147,13 @@ func TestJUnitBuildFailureFailsEverySuite(t *testing.T) {
 			},
 		}
 		doc := parseJUnit(t, r)
-		assert.Equal(t, 2, doc.Failures)
+		assert.Equal(t, 2, doc.Errors, "JUnit(a report whose build failed, rejected=%v): want one <error> a suite", rejected)
+		assert.Equal(t, 0, doc.Failures, "a build failure is no failed test")
 		for _, s := range doc.Suites {
 			require.Len(t, s.Cases, 2)
-			f := s.Cases[1].Failure
+			assert.Equal(t, 1, s.Errors)
+			assert.Nil(t, s.Cases[1].Failure)
+			f := s.Cases[1].Error
 			require.NotNil(t, f)
 			assert.Contains(t, f.Text, `import "os" is not allowed`)
 			if rejected {
@@ -156,4 +169,39 @@ func TestJUnitOfNoExercises(t *testing.T) {
 	doc := parseJUnit(t, &grader.Report{Submission: "empty", Build: grader.Build{OK: true}})
 	assert.Equal(t, 0, doc.Tests)
 	assert.Empty(t, doc.Suites)
+}
+
+// A class in one JUnit file: a suite per submission, its score as
+// properties, the exercises as classnames; one that could not be graded is
+// a suite with an <error>.
+func TestJUnitClassHasASuitePerSubmission(t *testing.T) {
+	alice := &grader.Report{Submission: "alice", Path: "subs/alice", Build: grader.Build{OK: true}, Score: 15, MaxScore: 35, Seconds: 1.5,
+		Exercises: []grader.ExerciseReport{
+			{ID: "10.1", Name: "PathTo", Passed: true, Points: 15, MaxPoints: 15, Tests: []grader.TestReport{{Name: "TestLab10_1_A", Status: grader.StatusPass}}},
+			{ID: "10.2", Name: "Parse", MaxPoints: 20, Reason: "1 of 1 tests failed", Tests: []grader.TestReport{{Name: "TestLab10_2_A", Status: grader.StatusFail, Output: "want x"}}},
+		}}
+	eve := &grader.Report{Submission: "eve", Build: grader.Build{Rejected: true, Output: `import "os" is not allowed`}, MaxScore: 35,
+		Exercises: []grader.ExerciseReport{{ID: "10.1", Name: "PathTo", MaxPoints: 15, Reason: "rejected", Tests: []grader.TestReport{{Name: "TestLab10_1_A", Status: grader.StatusNotRun}}}}}
+	data, err := grader.JUnitClass("lab 10", []*grader.Report{alice, eve}, map[string]string{"dave": "holds no session.go"})
+	require.NoError(t, err)
+	var doc parsedSuites
+	require.NoError(t, xml.Unmarshal(data, &doc), string(data))
+	require.Len(t, doc.Suites, 3)
+	assert.Equal(t, "lab 10", doc.Name)
+	dave, a, e := doc.Suites[0], doc.Suites[1], doc.Suites[2]
+	assert.Equal(t, "dave", dave.Name)
+	require.NotNil(t, dave.Cases[0].Error)
+	assert.Contains(t, dave.Cases[0].Error.Message, "holds no session.go")
+	assert.Equal(t, "alice", a.Name)
+	assert.Equal(t, 1, a.Failures)
+	assert.Equal(t, "10.2 Parse", a.Cases[1].Classname)
+	props := map[string]string{}
+	for _, p := range a.Properties {
+		props[p.Name] = p.Value
+	}
+	assert.Equal(t, map[string]string{"score": "15", "max_score": "35", "path": "subs/alice"}, props)
+	assert.Equal(t, 1, e.Errors, "a rejected file is an error in its suite")
+	assert.Equal(t, "10.1 "+grader.JUnitVerdictCase, e.Cases[1].Name)
+	assert.Equal(t, 2, doc.Errors)
+	assert.Equal(t, 1, doc.Failures)
 }

@@ -19,9 +19,12 @@ type Report struct {
 	Lab        string           `json:"lab"`
 	Build      Build            `json:"build"`
 	Exercises  []ExerciseReport `json:"exercises"`
-	Score      int              `json:"score"`
+	Score      float64          `json:"score"` // in hundredths at most
 	MaxScore   int              `json:"max_score"`
-	Isolation  Isolation        `json:"isolation"`
+	// Late is set when a late policy was applied; Score is then the score
+	// after its penalty, and Late.RawScore the one before.
+	Late      *Late     `json:"late,omitempty"`
+	Isolation Isolation `json:"isolation"`
 	// Race is true when the submission was built with the race detector:
 	// a data race then fails the exercise whose run it happened in.
 	Race    bool    `json:"race"`
@@ -39,13 +42,16 @@ type Build struct {
 
 // ExerciseReport is the verdict on one exercise.
 type ExerciseReport struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Bonus     bool   `json:"bonus,omitempty"` // graded only because it was asked for
-	Passed    bool   `json:"passed"`
-	Points    int    `json:"points"`
-	MaxPoints int    `json:"max_points"`
-	Reason    string `json:"reason,omitempty"` // why it failed, in one line: safe to show a student at once
+	ID        string  `json:"id"`
+	Name      string  `json:"name"`
+	Bonus     bool    `json:"bonus,omitempty"` // graded only because it was asked for
+	Passed    bool    `json:"passed"`
+	Points    float64 `json:"points"` // in hundredths at most; a whole number unless scored per test
+	MaxPoints int     `json:"max_points"`
+	Reason    string  `json:"reason,omitempty"` // why it failed, in one line: safe to show a student at once
+	// Scoring is lab.ScoreAll (the points for passing every test) or
+	// lab.ScorePerTest (each passed test earns its share, Tests[].Points).
+	Scoring string `json:"scoring"`
 	// HiddenReason is the whole reason of a failed hidden run, whose detail
 	// may quote the hidden tests: for instructors, and for students only
 	// with the hidden tests' details.
@@ -61,6 +67,14 @@ type TestReport struct {
 	Status string `json:"status"` // one of the Status constants
 	Hidden bool   `json:"hidden"`
 	Output string `json:"output"`
+	// Points and MaxPoints are set in an exercise scored per test: what
+	// this test earned and what it is worth.
+	Points    *float64 `json:"points,omitempty"`
+	MaxPoints *float64 `json:"max_points,omitempty"`
+
+	// void: the run that gave this result imitated the test runner or left
+	// an unreadable report; its results earn nothing on their own.
+	void bool
 }
 
 // Passed reports whether every exercise passed.
@@ -133,7 +147,7 @@ func WriteText(w io.Writer, r *Report, st Style) error {
 		if !ex.Passed {
 			verdict = "FAIL"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d/%d\n", ex.ID, ex.Name, verdict, ex.TestsPassed(), len(ex.Tests), ex.Points, ex.MaxPoints)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s/%d\n", ex.ID, ex.Name, verdict, ex.TestsPassed(), len(ex.Tests), FormatPoints(ex.Points), ex.MaxPoints)
 		if ex.Passed || !r.Build.OK {
 			continue
 		}
@@ -172,7 +186,10 @@ func WriteText(w io.Writer, r *Report, st Style) error {
 	if r.Race {
 		race = "   race detector on"
 	}
-	_, err := fmt.Fprintf(w, "\nscore %d/%d   isolation: %s%s   %.1fs\n", r.Score, r.MaxScore, r.Isolation.Name, race, r.Seconds)
+	if d := r.Late.Describe(); d != "" {
+		fmt.Fprintf(w, "\n%s\n", d)
+	}
+	_, err := fmt.Fprintf(w, "\nscore %s/%d   isolation: %s%s   %.1fs\n", FormatPoints(r.Score), r.MaxScore, r.Isolation.Name, race, r.Seconds)
 	return err
 }
 
@@ -237,16 +254,29 @@ func indent(s, prefix string) string {
 }
 
 // CSVHeader is the header row of a class table: submission, one column per
-// exercise (pass/fail), score, max score, and a note.
+// exercise (the points it earned), score (after any late penalty), max
+// score, raw score and late penalty (empty without a late policy), and a
+// note.
 func CSVHeader(exerciseIDs []string) []string {
 	row := []string{"submission"}
 	row = append(row, exerciseIDs...)
-	return append(row, "score", "max_score", "note")
+	return append(row, "score", "max_score", "raw_score", "late_penalty", "note")
+}
+
+// CSVCell makes text from a submission safe in a spreadsheet: control
+// characters escaped, and a cell that a spreadsheet would run as a
+// formula (starting with =, +, -, @) quoted with a leading apostrophe.
+func CSVCell(text string) string {
+	text = printable(strings.ReplaceAll(text, "\n", " "))
+	if text != "" && strings.ContainsRune("=+-@", rune(text[0])) {
+		return "'" + text
+	}
+	return text
 }
 
 // CSVRow is r as a row under CSVHeader(exerciseIDs).
 func CSVRow(r *Report, exerciseIDs []string) []string {
-	row := []string{r.Submission}
+	row := []string{CSVCell(r.Submission)}
 	byID := map[string]ExerciseReport{}
 	for _, ex := range r.Exercises {
 		byID[ex.ID] = ex
@@ -256,10 +286,8 @@ func CSVRow(r *Report, exerciseIDs []string) []string {
 		switch {
 		case !ok:
 			row = append(row, "")
-		case ex.Passed:
-			row = append(row, "pass")
 		default:
-			row = append(row, "fail")
+			row = append(row, FormatPoints(ex.Points))
 		}
 	}
 	note := ""
@@ -269,16 +297,20 @@ func CSVRow(r *Report, exerciseIDs []string) []string {
 			note, _, _ = strings.Cut(r.Exercises[0].Reason, "; a lab file may import only")
 		}
 	}
-	return append(row, strconv.Itoa(r.Score), strconv.Itoa(r.MaxScore), note)
+	raw, penalty := "", ""
+	if r.Late != nil {
+		raw, penalty = FormatPoints(r.Late.RawScore), FormatPoints(r.Late.Penalty*100)+"%"
+	}
+	return append(row, FormatPoints(r.Score), strconv.Itoa(r.MaxScore), raw, penalty, CSVCell(note))
 }
 
 // ErrorCSVRow is the row of a submission that could not be graded at all.
 func ErrorCSVRow(name string, exerciseIDs []string, err error) []string {
-	row := []string{name}
+	row := []string{CSVCell(name)}
 	for range exerciseIDs {
 		row = append(row, "")
 	}
-	return append(row, "", "", "not graded: "+firstLine(err.Error()))
+	return append(row, "", "", "", "", CSVCell("not graded: "+firstLine(err.Error())))
 }
 
 // compilerLine picks the first line of a build's output that says what is

@@ -112,6 +112,21 @@ func (r *runResult) trouble() string {
 	return ""
 }
 
+// imitated reports whether the run's events imitate the test runner: an
+// event for a test it was not asked to run, or a second result for one.
+func (r *runResult) imitated() bool {
+	want := map[string]bool{}
+	for _, t := range r.tests {
+		want[t.name] = true
+	}
+	for _, res := range r.sum.Tests {
+		if !want[res.Name] || res.Runs > 1 || res.Passes+res.Fails+res.Skips > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // initHung reports whether the run timed out before any test started.
 func (r *runResult) initHung() bool {
 	return r.out.TimedOut && len(r.sum.Tests) == 0 && r.out.Duration > 0
@@ -134,6 +149,11 @@ func (r *runResult) consistent() bool {
 // run, but can neither add nor remove a result.
 func judge(er *ExerciseReport, r *runResult) {
 	tests, allPass, _ := r.statuses(r.tests)
+	if r.imitated() || r.rep.bad != "" || r.tooManyLines {
+		for i := range tests {
+			tests[i].void = true
+		}
+	}
 	er.Tests = append(er.Tests, tests...)
 	er.Output = clip(strings.Join(r.sum.Output, ""), maxTestOutput)
 	switch trouble := r.trouble(); {
@@ -155,7 +175,7 @@ func judge(er *ExerciseReport, r *runResult) {
 		er.Reason = fmt.Sprintf("the test runner returned %d although every test passed", r.rep.code)
 	default:
 		er.Passed = true
-		er.Points = er.MaxPoints
+		er.Points = float64(er.MaxPoints)
 	}
 }
 
@@ -175,7 +195,7 @@ func judgeShared(er *ExerciseReport, r *runResult, tests []expectedTest) (ok boo
 	er.Tests = append(er.Tests, reports...)
 	er.Seconds = seconds
 	er.Passed = true
-	er.Points = er.MaxPoints
+	er.Points = float64(er.MaxPoints)
 	return true
 }
 

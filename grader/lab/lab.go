@@ -66,6 +66,30 @@ type Exercise struct {
 	// Race marks an exercise whose rules include "no data race": grading
 	// builds with the race detector whenever such an exercise is graded.
 	Race bool `json:"race,omitempty"`
+	// Scoring is how the exercise's points are earned: ScoreAll (the
+	// default, also "") all or nothing, or ScorePerTest, shared among its
+	// tests by weight.
+	Scoring string `json:"scoring,omitempty"`
+	// Weights gives some tests of a per-test exercise more weight than the
+	// default 1, by test name.
+	Weights map[string]int `json:"weights,omitempty"`
+}
+
+// Scoring rules of an exercise.
+const (
+	ScoreAll     = "all"
+	ScorePerTest = "per-test"
+)
+
+// PerTest reports whether e's points are shared among its tests.
+func (e Exercise) PerTest() bool { return e.Scoring == ScorePerTest }
+
+// Weight is test's weight in e: 1 unless the manifest says otherwise.
+func (e Exercise) Weight(test string) int {
+	if w, ok := e.Weights[test]; ok {
+		return w
+	}
+	return 1
 }
 
 // Lab is one lab of the catalog: its manifest, the test functions found in
@@ -226,6 +250,14 @@ func loadLab(labsFS, solutionsFS fs.FS, dir string, goMod, goSum []byte) (*Lab, 
 	if l.hidden, err = testNames(labsFS, path.Join(dir, HiddenDir)); err != nil {
 		return nil, err
 	}
+	// A weight must name a test there is: a misspelt one would weigh nothing.
+	for _, e := range l.Exercises {
+		for name := range e.Weights {
+			if !slices.Contains(l.public, name) && !slices.Contains(l.hidden, name) {
+				return nil, &ManifestError{Path: manifestPath, Err: fmt.Errorf("exercise %s: weight for %s, a test the lab does not have", e.ID, name)}
+			}
+		}
+	}
 	// Hidden test files sit next to the public ones in a grading directory.
 	for _, h := range l.hiddenFiles() {
 		if _, err := fs.Stat(labsFS, path.Join(dir, path.Base(h))); err == nil {
@@ -270,6 +302,22 @@ func (m *Manifest) validate(dir string) error {
 		}
 		if e.Points < 0 {
 			return fmt.Errorf("exercise %s: negative points %d", e.ID, e.Points)
+		}
+		switch e.Scoring {
+		case "", ScoreAll, ScorePerTest:
+		default:
+			return fmt.Errorf("exercise %s: scoring %q is neither %q nor %q", e.ID, e.Scoring, ScoreAll, ScorePerTest)
+		}
+		if len(e.Weights) > 0 && !e.PerTest() {
+			return fmt.Errorf("exercise %s: weights are given, but its scoring is not %q", e.ID, ScorePerTest)
+		}
+		for name, w := range e.Weights {
+			if w < 1 {
+				return fmt.Errorf("exercise %s: weight %d of %s is below 1", e.ID, w, name)
+			}
+			if !strings.HasPrefix(name, e.TestPrefix) {
+				return fmt.Errorf("exercise %s: weight for %s, which is not one of its tests (%s…)", e.ID, name, e.TestPrefix)
+			}
 		}
 	}
 	if !graded {

@@ -598,7 +598,7 @@ func doneLine(r graded) string {
 	if r.err != nil {
 		return "not graded " + r.name + ": " + firstLine(r.err.Error())
 	}
-	return fmt.Sprintf("graded %s %d/%d", r.name, r.report.Score, r.report.MaxScore)
+	return fmt.Sprintf("graded %s %s/%d", r.name, grader.FormatPoints(r.report.Score), r.report.MaxScore)
 }
 
 // barProgress is a progress bar, redrawn every second so that its clock
@@ -767,7 +767,7 @@ func writeClassText(w io.Writer, results []graded, l *lab.Lab, ids []string, ela
 					row = append(row, cell{"FAIL", st.Fail})
 				}
 			}
-			row = append(row, cell{fmt.Sprintf("%d/%d", r.report.Score, r.report.MaxScore), plain})
+			row = append(row, cell{fmt.Sprintf("%s/%d", grader.FormatPoints(r.report.Score), r.report.MaxScore), plain})
 			switch {
 			case r.report.Build.Rejected:
 				note = "rejected before building"

@@ -1,0 +1,38 @@
+package grader
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// A class table a gradebook imports: points per exercise, the score after
+// any late penalty, the raw score and the penalty; text from submissions
+// cannot become a spreadsheet formula or a terminal escape.
+func TestCSVRowGivesPointsAndIsSafeInASpreadsheet(t *testing.T) {
+	ids := []string{"10.1", "10.2", "10.3"}
+	assert.Equal(t, []string{"submission", "10.1", "10.2", "10.3", "score", "max_score", "raw_score", "late_penalty", "note"}, CSVHeader(ids))
+
+	r := &Report{Submission: "=HYPERLINK(\"http://x\")", Build: Build{OK: true}, Score: 22.5, MaxScore: 50,
+		Exercises: []ExerciseReport{
+			{ID: "10.1", Passed: true, Points: 15, MaxPoints: 15},
+			{ID: "10.2", Points: 7.5, MaxPoints: 20, Scoring: "per-test"},
+		}}
+	due := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	p, err := ParseLatePolicy("20%/day")
+	assert.NoError(t, err)
+	p.Apply(r, due, due.Add(time.Hour))
+	row := CSVRow(r, ids)
+	assert.Equal(t, []string{"'=HYPERLINK(\"http://x\")", "15", "7.5", "", "18", "50", "22.5", "20%", ""}, row,
+		"CSVRow(a late submission named like a formula)")
+
+	bad := CSVRow(&Report{Submission: "x\x1b[2J", Build: Build{OK: false, Output: "# p\nsession.go:1:1: boom\n"}, MaxScore: 50}, ids)
+	assert.Equal(t, `x\x1b[2J`, bad[0])
+	assert.Equal(t, "build failed: session.go:1:1: boom", bad[len(bad)-1])
+
+	row = ErrorCSVRow("@sum", ids, errors.New("holds no session.go\nsecond line"))
+	assert.Equal(t, []string{"'@sum", "", "", "", "", "", "", "", "not graded: holds no session.go"}, row)
+	assert.Len(t, row, len(CSVHeader(ids)))
+}
