@@ -1,0 +1,656 @@
+// Package class sums up a class's grading reports: score statistics, a
+// histogram, each exercise's pass rate, the tests (and the rules of the
+// lab's rule table) most of the class failed, the slowest submissions and
+// the ones that timed out, and one row per student. WriteSummaryText prints
+// the gist at the end of a class run; WriteHTML makes one self-contained
+// page of it; ReadJSON reads a saved `course grade --json` class file.
+package class
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/lab"
+)
+
+// Bins is the number of bars of the score histogram.
+const Bins = 10
+
+// SlowestCount is how many of the slowest submissions a Summary lists.
+const SlowestCount = 5
+
+// Summary is what a class's reports say taken together. Every list in it is
+// in a fixed order, so the same reports always give the same summary.
+type Summary struct {
+	Lab   string // the lab's chapter ("10")
+	Title string // the lab's title, when the lab was given to Summarize
+
+	MaxScore  int // every graded submission's maximum score
+	Graded    int // submissions with a report
+	NotGraded int // submissions that could not be graded
+
+	// Score is over the graded submissions' scores, late penalties taken.
+	Score Stats
+	// Histogram counts the graded scores in Bins bins over 0..MaxScore.
+	Histogram []Bin
+
+	// Exercises are in the lab's order: every exercise some report has.
+	Exercises []ExerciseStats
+	// Tests are every test the reports list, the most failed first (then
+	// the highest rate, then in exercise order, then by name).
+	Tests []TestStats
+	// Rules are the lab's rules of the exercises in Exercises, in the rule
+	// table's order; none when the lab was not given or has no rule table.
+	Rules []RuleStats
+	// Hints are the lab's hints of each exercise in Exercises, by id.
+	Hints map[string][]lab.Hint
+
+	// Slowest are the SlowestCount submissions that took longest to grade,
+	// slowest first (ties by name).
+	Slowest []Timing
+	// TimedOut are the exercises that timed out, by submission then
+	// exercise.
+	TimedOut []TimeOut
+
+	// Students has a row for every submission, graded or not, by name.
+	Students []Student
+}
+
+// Stats describes a set of scores. All are 0 for an empty set.
+type Stats struct {
+	N                      int
+	Mean, Median, Min, Max float64
+}
+
+// Bin is one bar of the histogram: the scores from Lo up to Hi, Hi left
+// out except in the last bin.
+type Bin struct {
+	Lo, Hi float64
+	Count  int
+}
+
+// Label is the bin's range as a person reads it: "0–10", "90–100".
+func (b Bin) Label() string {
+	return grader.FormatPoints(b.Lo) + "–" + grader.FormatPoints(b.Hi)
+}
+
+// ExerciseStats is how the class did on one exercise.
+type ExerciseStats struct {
+	ID, Name   string
+	Bonus      bool
+	MaxPoints  int
+	Graded     int     // reports holding the exercise
+	Passed     int     // of which passed it
+	MeanPoints float64 // over Graded
+}
+
+// Rate is the share of the graded submissions that passed, 0 to 1.
+func (e ExerciseStats) Rate() float64 { return ratio(e.Passed, e.Graded) }
+
+// Percent is Rate as a whole percentage, rounded half up as the class
+// table of `course grade` rounds it.
+func (e ExerciseStats) Percent() int { return percent(e.Passed, e.Graded) }
+
+// TestStats is how the class did on one test.
+type TestStats struct {
+	Name     string
+	Exercise string // the exercise's id
+	Hidden   bool
+	Total    int // reports listing the test
+	Failed   int // in which it ran and did not pass (fail, skip, did not end, inconsistent)
+	NotRun   int // in which it never started (a build failure, an earlier crash, no time left)
+	// Rules are the rules the test checks, by its doc comment ("// Rule
+	// 10.5.4: ..."); nil when that cannot be told: the lab was not given,
+	// or the test is not one of the lab's own (a --tests suite).
+	Rules []string
+}
+
+// Ran is the number of reports in which the test started.
+func (t TestStats) Ran() int { return t.Total - t.NotRun }
+
+// Rate is the share of the runs of the test that failed, 0 to 1.
+func (t TestStats) Rate() float64 { return ratio(t.Failed, t.Ran()) }
+
+// Percent is Rate as a whole percentage, rounded half up.
+func (t TestStats) Percent() int { return percent(t.Failed, t.Ran()) }
+
+// RuleStats is how the class did on one rule of the lab's rule table.
+type RuleStats struct {
+	ID, Text string
+	Exercise string   // the exercise the rule belongs to
+	Tests    []string // the tests that check it which the reports list, by name
+	// Broken counts the submissions in which a test of the rule ran and
+	// did not pass; Checked those in which a test of it ran at all.
+	Broken, Checked int
+	// Hints are the exercise's hints that name the rule ("rule 10.5.4").
+	Hints []lab.Hint
+}
+
+// Percent is the share of Checked that broke the rule, rounded half up.
+func (r RuleStats) Percent() int { return percent(r.Broken, r.Checked) }
+
+// Timing is how long one submission took to grade.
+type Timing struct {
+	Submission string
+	Seconds    float64
+}
+
+// TimeOut is an exercise of a submission that ran out of time: its reason,
+// or a part of it, starts with "timed out" or "no test started" (also after
+// "hidden tests: ").
+type TimeOut struct {
+	Submission, Exercise, Reason string
+}
+
+// Student is one row of the class: a graded submission or one that could
+// not be graded.
+type Student struct {
+	Name, Path string
+	Graded     bool
+	Score      float64 // after the late penalty
+	MaxScore   int
+	Seconds    float64
+	// Exercises line up with Summary.Exercises.
+	Exercises []StudentExercise
+	// Late is the late policy's record, when one was applied.
+	Late *grader.Late
+	// Note says what went wrong as a whole: "rejected before building",
+	// "build failed", "not graded: <reason>"; "" otherwise.
+	Note string
+}
+
+// StudentExercise is one exercise of a student's row.
+type StudentExercise struct {
+	ID        string
+	Graded    bool // the report holds the exercise
+	Passed    bool
+	Points    float64
+	MaxPoints int
+}
+
+// LatePenalty is the share of the score taken for lateness (0.2 for 20%),
+// and whether a late policy was applied at all.
+func (s Student) LatePenalty() (float64, bool) {
+	if s.Late == nil {
+		return 0, false
+	}
+	return s.Late.Penalty, true
+}
+
+// Summarize sums up a class: the reports of the graded submissions and the
+// submissions that could not be graded (name → reason). l, the lab the
+// reports are of, may be nil; with it the summary also names each test's
+// rules, holds the rule table and the hints, and orders exercises as the
+// lab does. The reports are not changed.
+//
+// Reports that cannot be one class are an error: a nil report, a report
+// without a submission name, a name given twice, reports of different labs
+// or of another lab than l, different maximum scores (a class graded with
+// different --lab or --bonus flags), an exercise id twice in one report or
+// one that l does not have.
+func Summarize(reports []*grader.Report, notGraded map[string]string, l *lab.Lab) (*Summary, error) {
+	s := &Summary{Graded: len(reports), NotGraded: len(notGraded), Hints: map[string][]lab.Hint{}}
+	if l != nil {
+		s.Lab, s.Title = l.Chapter, l.Title
+	}
+	seen := map[string]string{} // name → what it is, for the error
+	for name := range notGraded {
+		if name == "" {
+			return nil, errors.New("class: a submission that could not be graded has no name")
+		}
+		seen[name] = "a submission that could not be graded"
+	}
+	sorted := slices.Clone(reports)
+	for i, r := range sorted {
+		switch {
+		case r == nil:
+			return nil, fmt.Errorf("class: report %d is nil", i)
+		case r.Submission == "":
+			return nil, fmt.Errorf("class: report %d (%s) has no submission name", i, visible(r.Path))
+		}
+		if what, ok := seen[r.Submission]; ok {
+			return nil, fmt.Errorf("class: two submissions are named %q: report %d and %s", visible(r.Submission), i, what)
+		}
+		seen[r.Submission] = fmt.Sprintf("report %d", i)
+		if s.Lab == "" {
+			s.Lab = r.Lab
+		}
+		if r.Lab != s.Lab {
+			if l != nil {
+				return nil, fmt.Errorf("class: %s was graded against lab %q, not lab %s", visible(r.Submission), visible(r.Lab), l.Chapter)
+			}
+			return nil, fmt.Errorf("class: %s was graded against lab %q, %s against lab %q: one class is one lab",
+				visible(r.Submission), visible(r.Lab), visible(sorted[0].Submission), visible(sorted[0].Lab))
+		}
+		if i > 0 && r.MaxScore != sorted[0].MaxScore {
+			return nil, fmt.Errorf("class: %s has a maximum score of %d, %s of %d: grade a class with the same --lab and --bonus flags",
+				visible(r.Submission), r.MaxScore, visible(sorted[0].Submission), sorted[0].MaxScore)
+		}
+		ids := map[string]bool{}
+		for _, ex := range r.Exercises {
+			if ids[ex.ID] {
+				return nil, fmt.Errorf("class: %s has exercise %q twice", visible(r.Submission), visible(ex.ID))
+			}
+			ids[ex.ID] = true
+			if l != nil {
+				if _, err := l.Exercise(ex.ID); err != nil {
+					return nil, fmt.Errorf("class: %s has exercise %q, which lab %s does not have", visible(r.Submission), visible(ex.ID), l.Chapter)
+				}
+			}
+		}
+	}
+	slices.SortFunc(sorted, func(a, b *grader.Report) int { return strings.Compare(a.Submission, b.Submission) })
+	if len(sorted) > 0 {
+		s.MaxScore = sorted[0].MaxScore
+	}
+
+	s.Exercises = exerciseStats(sorted, l)
+	scores := make([]float64, len(sorted))
+	for i, r := range sorted {
+		scores[i] = r.Score
+	}
+	s.Score = stats(scores)
+	s.Histogram = histogram(scores, s.MaxScore)
+
+	var ruleTests map[string][]string // test → rules
+	if l != nil {
+		var err error
+		if ruleTests, err = testRules(l); err != nil {
+			return nil, err
+		}
+	}
+	s.Tests = testStats(sorted, s.Exercises, ruleTests)
+	if l != nil {
+		var err error
+		if s.Rules, err = ruleStats(l, sorted, s.Exercises, ruleTests); err != nil {
+			return nil, err
+		}
+		for _, ex := range s.Exercises {
+			hints, err := l.Hints(ex.ID)
+			if err != nil {
+				return nil, fmt.Errorf("class: %w", err)
+			}
+			if len(hints) > 0 {
+				s.Hints[ex.ID] = hints
+			}
+		}
+		for i := range s.Rules {
+			s.Rules[i].Hints = hintsNaming(s.Hints[s.Rules[i].Exercise], s.Rules[i].ID)
+		}
+	}
+
+	for _, r := range sorted {
+		s.Slowest = append(s.Slowest, Timing{Submission: r.Submission, Seconds: r.Seconds})
+		for _, ex := range r.Exercises {
+			if reason, ok := timedOut(ex.Reason); ok {
+				s.TimedOut = append(s.TimedOut, TimeOut{Submission: r.Submission, Exercise: ex.ID, Reason: reason})
+			}
+		}
+	}
+	slices.SortStableFunc(s.Slowest, func(a, b Timing) int { return cmp.Compare(b.Seconds, a.Seconds) })
+	s.Slowest = s.Slowest[:min(len(s.Slowest), SlowestCount)]
+
+	s.Students = students(sorted, notGraded, s.Exercises)
+	return s, nil
+}
+
+// exerciseStats lists every exercise some report has, in the lab's order
+// (without the lab, in the order of their ids, read as numbers).
+func exerciseStats(reports []*grader.Report, l *lab.Lab) []ExerciseStats {
+	byID := map[string]*ExerciseStats{}
+	var out []*ExerciseStats
+	for _, r := range reports {
+		for _, ex := range r.Exercises {
+			e, ok := byID[ex.ID]
+			if !ok {
+				e = &ExerciseStats{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.MaxPoints}
+				byID[ex.ID] = e
+				out = append(out, e)
+			}
+			e.Graded++
+			e.MeanPoints += ex.Points
+			if ex.Passed {
+				e.Passed++
+			}
+		}
+	}
+	order := func(id string) int { return 0 }
+	if l != nil {
+		order = func(id string) int {
+			return slices.IndexFunc(l.Exercises, func(e lab.Exercise) bool { return e.ID == id })
+		}
+	}
+	slices.SortFunc(out, func(a, b *ExerciseStats) int {
+		return cmp.Or(cmp.Compare(order(a.ID), order(b.ID)), compareIDs(a.ID, b.ID))
+	})
+	res := make([]ExerciseStats, len(out))
+	for i, e := range out {
+		if l != nil {
+			le, _ := l.Exercise(e.ID)
+			e.Name, e.Bonus = le.Name, le.Bonus
+		}
+		e.MeanPoints /= float64(e.Graded)
+		res[i] = *e
+	}
+	return res
+}
+
+// compareIDs orders dotted ids by their parts, as numbers where both are:
+// 10.2 before 10.10.
+func compareIDs(a, b string) int {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := range min(len(pa), len(pb)) {
+		na, ea := strconv.Atoi(pa[i])
+		nb, eb := strconv.Atoi(pb[i])
+		if ea == nil && eb == nil {
+			if c := cmp.Compare(na, nb); c != 0 {
+				return c
+			}
+			continue
+		}
+		if c := strings.Compare(pa[i], pb[i]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(pa), len(pb))
+}
+
+func stats(scores []float64) Stats {
+	st := Stats{N: len(scores)}
+	if st.N == 0 {
+		return st
+	}
+	sorted := slices.Clone(scores)
+	slices.Sort(sorted)
+	sum := 0.0
+	for _, x := range sorted {
+		sum += x
+	}
+	st.Mean = sum / float64(st.N)
+	st.Min, st.Max = sorted[0], sorted[st.N-1]
+	if st.N%2 == 1 {
+		st.Median = sorted[st.N/2]
+	} else {
+		st.Median = (sorted[st.N/2-1] + sorted[st.N/2]) / 2
+	}
+	return st
+}
+
+// histogram counts scores in Bins equal bins over 0..max: bin i holds
+// the scores from i*max/Bins up to (i+1)*max/Bins, the last one max
+// included. Scores are in hundredths, so the edges are exact: with max
+// 100, 10 is in the second bin and 9.99 in the first. A score outside
+// 0..max counts in the nearest bin; with max 0 every score is in the first.
+func histogram(scores []float64, maxScore int) []Bin {
+	bins := make([]Bin, Bins)
+	for i := range bins {
+		bins[i].Lo = float64(maxScore) * float64(i) / Bins
+		bins[i].Hi = float64(maxScore) * float64(i+1) / Bins
+	}
+	for _, x := range scores {
+		i := 0
+		if maxScore > 0 {
+			hundredths := int64(math.Round(x * 100))
+			i = int(hundredths * Bins / (int64(maxScore) * 100))
+		}
+		bins[min(max(i, 0), Bins-1)].Count++
+	}
+	return bins
+}
+
+// testRules maps each test of l to the rules its doc comment names.
+func testRules(l *lab.Lab) (map[string][]string, error) {
+	tests, err := l.RuleTests()
+	if err != nil {
+		return nil, fmt.Errorf("class: the tests of lab %s: %w", l.Chapter, err)
+	}
+	out := map[string][]string{}
+	for _, t := range tests {
+		if len(t.Rules) > 0 {
+			out[t.Test] = slices.Clone(t.Rules)
+		}
+	}
+	return out, nil
+}
+
+// failedStatus reports whether a test with status ran and did not pass.
+func failedStatus(status string) bool {
+	return status != grader.StatusPass && status != grader.StatusNotRun
+}
+
+func testStats(reports []*grader.Report, exercises []ExerciseStats, ruleTests map[string][]string) []TestStats {
+	byName := map[string]*TestStats{}
+	var out []*TestStats
+	for _, r := range reports {
+		for _, ex := range r.Exercises {
+			for _, t := range ex.Tests {
+				ts, ok := byName[t.Name]
+				if !ok {
+					ts = &TestStats{Name: t.Name, Exercise: ex.ID, Hidden: t.Hidden, Rules: ruleTests[t.Name]}
+					byName[t.Name] = ts
+					out = append(out, ts)
+				}
+				ts.Total++
+				switch {
+				case t.Status == grader.StatusNotRun:
+					ts.NotRun++
+				case failedStatus(t.Status):
+					ts.Failed++
+				}
+			}
+		}
+	}
+	exOrder := func(id string) int {
+		return slices.IndexFunc(exercises, func(e ExerciseStats) bool { return e.ID == id })
+	}
+	slices.SortFunc(out, func(a, b *TestStats) int {
+		return cmp.Or(
+			cmp.Compare(b.Failed, a.Failed),
+			compareRates(b.Failed, b.Ran(), a.Failed, a.Ran()),
+			cmp.Compare(exOrder(a.Exercise), exOrder(b.Exercise)),
+			strings.Compare(a.Name, b.Name))
+	})
+	res := make([]TestStats, len(out))
+	for i, t := range out {
+		res[i] = *t
+	}
+	return res
+}
+
+// compareRates compares a/b with c/d exactly (a zero denominator is a rate of 0).
+func compareRates(a, b, c, d int) int {
+	if b == 0 {
+		a, b = 0, 1
+	}
+	if d == 0 {
+		c, d = 0, 1
+	}
+	return cmp.Compare(a*d, c*b)
+}
+
+func ruleStats(l *lab.Lab, reports []*grader.Report, exercises []ExerciseStats, ruleTests map[string][]string) ([]RuleStats, error) {
+	rules, err := l.Rules()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("class: %w", err)
+	}
+	graded := map[string]bool{}
+	for _, e := range exercises {
+		graded[e.ID] = true
+	}
+	var out []RuleStats
+	index := map[string]int{}
+	for _, r := range rules {
+		ex := ruleExercise(r.ID, l.Exercises)
+		if !graded[ex] {
+			continue
+		}
+		index[r.ID] = len(out)
+		out = append(out, RuleStats{ID: r.ID, Text: r.Text, Exercise: ex})
+	}
+	tests := map[string]map[string]bool{} // rule → tests seen
+	for _, r := range reports {
+		broken, checked := map[string]bool{}, map[string]bool{}
+		for _, ex := range r.Exercises {
+			for _, t := range ex.Tests {
+				for _, id := range ruleTests[t.Name] {
+					if _, ok := index[id]; !ok {
+						continue
+					}
+					if tests[id] == nil {
+						tests[id] = map[string]bool{}
+					}
+					tests[id][t.Name] = true
+					if t.Status != grader.StatusNotRun {
+						checked[id] = true
+					}
+					if failedStatus(t.Status) {
+						broken[id] = true
+					}
+				}
+			}
+		}
+		for id := range checked {
+			out[index[id]].Checked++
+		}
+		for id := range broken {
+			out[index[id]].Broken++
+		}
+	}
+	for id, names := range tests {
+		out[index[id]].Tests = slices.Sorted(maps.Keys(names))
+	}
+	return out, nil
+}
+
+// ruleExercise is the exercise a rule id belongs to: the one whose id and
+// a dot start it (rule 10.5.4 is exercise 10.5's), the longest such.
+func ruleExercise(rule string, exercises []lab.Exercise) string {
+	best := ""
+	for _, e := range exercises {
+		if strings.HasPrefix(rule, e.ID+".") && len(e.ID) > len(best) {
+			best = e.ID
+		}
+	}
+	return best
+}
+
+// ruleMention finds rule numbers in prose: 10.5.4, not a version like 1.22.0
+// inside a longer number.
+var ruleMention = regexp.MustCompile(`\d+(?:\.\d+)+`)
+
+// hintsNaming returns the hints that name rule, as "rule 10.5.4" or
+// "rules 10.5.7, 10.5.5" do.
+func hintsNaming(hints []lab.Hint, rule string) []lab.Hint {
+	var out []lab.Hint
+	for _, h := range hints {
+		if slices.Contains(ruleMention.FindAllString(h.EN, -1), rule) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// timedOut returns the part of an exercise's reason that says it ran out of
+// time, if one does.
+func timedOut(reason string) (string, bool) {
+	for _, part := range strings.Split(reason, "; ") {
+		p := strings.TrimPrefix(part, "hidden tests: ")
+		if strings.HasPrefix(p, "timed out") || strings.HasPrefix(p, "no test started") {
+			return part, true
+		}
+	}
+	return "", false
+}
+
+func students(reports []*grader.Report, notGraded map[string]string, exercises []ExerciseStats) []Student {
+	var out []Student
+	for _, r := range reports {
+		st := Student{Name: r.Submission, Path: r.Path, Graded: true, Score: r.Score, MaxScore: r.MaxScore, Seconds: r.Seconds}
+		if r.Late != nil {
+			late := *r.Late
+			st.Late = &late
+		}
+		byID := map[string]grader.ExerciseReport{}
+		for _, ex := range r.Exercises {
+			byID[ex.ID] = ex
+		}
+		for _, e := range exercises {
+			ex, ok := byID[e.ID]
+			st.Exercises = append(st.Exercises, StudentExercise{ID: e.ID, Graded: ok, Passed: ex.Passed, Points: ex.Points, MaxPoints: e.MaxPoints})
+		}
+		switch {
+		case r.Build.Rejected:
+			st.Note = "rejected before building"
+		case !r.Build.OK:
+			st.Note = "build failed"
+		}
+		out = append(out, st)
+	}
+	for name, reason := range notGraded {
+		st := Student{Name: name, Note: "not graded: " + firstLine(reason)}
+		for _, e := range exercises {
+			st.Exercises = append(st.Exercises, StudentExercise{ID: e.ID, MaxPoints: e.MaxPoints})
+		}
+		out = append(out, st)
+	}
+	slices.SortFunc(out, func(a, b Student) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// percent is 100*a/b rounded half up, 0 when b is 0.
+func percent(a, b int) int {
+	if b == 0 {
+		return 0
+	}
+	return (100*a + b/2) / b
+}
+
+// visible shows text from a submission safely wherever it is printed:
+// control characters (a terminal's escape sequences) and bidirectional
+// controls (which make text read otherwise than it is stored) become
+// visible \x and \u escapes.
+func visible(s string) string {
+	unsafe := func(r rune) bool {
+		return r != '\t' && r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r))
+	}
+	if strings.IndexFunc(s, unsafe) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case unsafe(r) && r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unsafe(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

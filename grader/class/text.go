@@ -1,0 +1,69 @@
+package class
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/coursekit/course/grader"
+)
+
+// maxTextTimeOuts is how many timed-out exercises the text names.
+const maxTextTimeOuts = 5
+
+// WriteSummaryText writes the gist of s in a few lines, for the end of a
+// class run on a terminal:
+//
+//	4 graded, 1 not graded: mean 46.25, median 42.5 of 100 (lowest 0, highest 100)
+//	passed: 10.1 25% (1/4), 10.2 50% (2/4), 10.3 50% (2/4), ...
+//	most failed: TestLab10_1_ReturnsBranchRootFirst (10.1, rule 10.1.6): 3 of 4 (75%)
+//	timed out: bob 10.3
+//
+// The last two lines only when there is something to say.
+func WriteSummaryText(w io.Writer, s *Summary) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d graded", s.Graded)
+	if s.NotGraded > 0 {
+		fmt.Fprintf(&b, ", %d not graded", s.NotGraded)
+	}
+	if s.Graded == 0 {
+		b.WriteString(": no score to sum up\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	fmt.Fprintf(&b, ": mean %s, median %s of %d (lowest %s, highest %s)\n",
+		grader.FormatPoints(s.Score.Mean), grader.FormatPoints(s.Score.Median), s.MaxScore,
+		grader.FormatPoints(s.Score.Min), grader.FormatPoints(s.Score.Max))
+
+	rates := make([]string, len(s.Exercises))
+	for i, e := range s.Exercises {
+		rates[i] = fmt.Sprintf("%s %d%% (%d/%d)", visible(e.ID), e.Percent(), e.Passed, e.Graded)
+	}
+	fmt.Fprintf(&b, "passed: %s\n", strings.Join(rates, ", "))
+
+	if len(s.Tests) > 0 && s.Tests[0].Failed > 0 {
+		t := s.Tests[0]
+		where := visible(t.Exercise)
+		switch len(t.Rules) {
+		case 0:
+		case 1:
+			where += ", rule " + t.Rules[0]
+		default:
+			where += ", rules " + strings.Join(t.Rules, ", ")
+		}
+		fmt.Fprintf(&b, "most failed: %s (%s): %d of %d (%d%%)\n", visible(t.Name), where, t.Failed, t.Ran(), t.Percent())
+	}
+	if len(s.TimedOut) > 0 {
+		var outs []string
+		for i, o := range s.TimedOut {
+			if i == maxTextTimeOuts {
+				outs = append(outs, fmt.Sprintf("and %d more", len(s.TimedOut)-i))
+				break
+			}
+			outs = append(outs, visible(o.Submission)+" "+visible(o.Exercise))
+		}
+		fmt.Fprintf(&b, "timed out: %s\n", strings.Join(outs, ", "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
