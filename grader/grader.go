@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -186,6 +187,9 @@ func New(opts Options) (*Grader, error) {
 		if err := checkPrivatePrefixes(opts.TestsDir, private, opts.Lab); err != nil {
 			return nil, err
 		}
+		if err := checkPrivatePackages(opts.TestsDir, g.extra, opts.Lab.Package+"_test"); err != nil {
+			return nil, err
+		}
 	}
 	g.secret = append(opts.Lab.HiddenFileNames(), harnessFile)
 	for name := range g.extra {
@@ -278,6 +282,22 @@ func checkPrivatePrefixes(dir string, names []string, l *lab.Lab) error {
 	for _, name := range names {
 		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
 			return fmt.Errorf("--tests %s: %s belongs to no exercise, so it would never run: a test's name must start with an exercise's prefix (%s)", dir, name, strings.Join(prefixes, ", "))
+		}
+	}
+	return nil
+}
+
+// checkPrivatePackages refuses a --tests file that is not in the external
+// test package: the grader's harness, there too, could not run its tests,
+// and the build would fail for every student.
+func checkPrivatePackages(dir string, files map[string][]byte, want string) error {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		pkg, err := lab.PackageName(files[name])
+		if err != nil {
+			return fmt.Errorf("--tests %s: %s: %w", dir, strings.TrimPrefix(name, "private_"), err)
+		}
+		if pkg != want {
+			return fmt.Errorf("--tests %s: %s is package %s; a private test must be in package %s, as the lab's tests are", dir, strings.TrimPrefix(name, "private_"), pkg, want)
 		}
 	}
 	return nil

@@ -91,7 +91,7 @@ func fixtures(t *testing.T) []fixture {
 	fs = append(fs, fixture{name: "declares-every-test-name", src: declaringTestNames(t, sol), bonus: true,
 		pass: append(slices.Clone(allExercises), "10.7"), check: func(t *testing.T, rep *Report) {
 			assert.Equal(t, 110, rep.MaxScore)
-			assert.Equal(t, 110, rep.Score, "the reference solution with every test's names declared again: full marks")
+			assert.Equal(t, 110.0, rep.Score, "the reference solution with every test's names declared again: full marks")
 		}})
 	return append(fs, attackFixtures(t, sol, stub)...)
 }
@@ -154,7 +154,7 @@ func gradeFixture(t *testing.T, l *lab.Lab, fx fixture) {
 	}
 	assert.Equal(t, !fx.buildFails && !fx.rejected, rep.Build.OK, "build ok of %s\n%s", fx.name, rep.Build.Output)
 	assert.Equal(t, fx.rejected, rep.Build.Rejected, "rejected of %s", fx.name)
-	assert.Equal(t, len(fx.pass) > 0, rep.Score > 0, "score %d of %s", rep.Score, fx.name)
+	assert.Equal(t, len(fx.pass) > 0, rep.Score > 0, "score %v of %s", rep.Score, fx.name)
 
 	// Bounded: the build, then at most the submission's budget of runs.
 	budget := fx.budget
@@ -445,4 +445,14 @@ func TestMyForgottenPrefix(t *testing.T) {}
 	require.Error(t, err, "New(--tests with TestMyForgottenPrefix) = nil error, want a refusal")
 	assert.Contains(t, err.Error(), "TestMyForgottenPrefix belongs to no exercise")
 	assert.Contains(t, err.Error(), "TestLab10_1_")
+}
+
+// A --tests file outside the external test package could not be run by
+// the grader's harness (and would break every build): it is refused.
+func TestPrivateTestsMustBeInTheExternalTestPackage(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "extra_test.go"), []byte("package session\n\nimport \"testing\"\n\nfunc TestLab10_1_MyCase(t *testing.T) {}\n"), 0o644))
+	_, err := New(Options{Lab: testLab(t), TestsDir: dir, Sandbox: SandboxOff})
+	require.Error(t, err, "New(--tests with a file in package session) = nil error, want a refusal")
+	assert.Contains(t, err.Error(), "extra_test.go is package session; a private test must be in package session_test")
 }

@@ -91,7 +91,7 @@ func TestWeakerSandboxIsRefusedUnlessAskedFor(t *testing.T) {
 	src := withInit(t, solutionSource(t), nil, fmt.Sprintf(`_ = OSFileIO{}.AppendFile("/tmp/%s", []byte("left behind"))`, marker))
 	rep, err := g.Grade(context.Background(), &Submission{Name: "partial", Path: "partial", Files: map[string][]byte{"session.go": src}})
 	require.NoError(t, err)
-	assert.Equal(t, rep.MaxScore, rep.Score, textReport(rep))
+	assert.Equal(t, float64(rep.MaxScore), rep.Score, textReport(rep))
 	assert.Equal(t, LevelPartial, rep.Isolation.Level)
 	assert.NoFileExists(t, filepath.Join("/tmp", marker), "a run without a private filesystem: what it wrote in /tmp is removed after it")
 	assertNoProcessLeft(t, work)

@@ -274,7 +274,7 @@ func TestRunAutograderInAGradescopeLayout(t *testing.T) {
 	sch := resultsSchema(t)
 	private := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(private, "private_test.go"),
-		[]byte("package session\n\nimport \"testing\"\n\nfunc TestLab10_1_PrivateSuiteRuns(t *testing.T) {}\n"), 0o644))
+		[]byte("package session_test\n\nimport \"testing\"\n\nfunc TestLab10_1_PrivateSuiteRuns(t *testing.T) {}\n"), 0o644))
 
 	root := t.TempDir()
 	zipPath := bundle(t, &autograder.Gradescope{Source: courseCheckout(t), Chapter: "10", TestsDir: private}, t.TempDir())

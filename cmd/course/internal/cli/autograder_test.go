@@ -185,10 +185,12 @@ type junitDoc struct {
 	Name     string   `xml:"name,attr"`
 	Tests    int      `xml:"tests,attr"`
 	Failures int      `xml:"failures,attr"`
+	Errors   int      `xml:"errors,attr"`
 	Suites   []struct {
 		Name     string `xml:"name,attr"`
 		Tests    int    `xml:"tests,attr"`
 		Failures int    `xml:"failures,attr"`
+		Errors   int    `xml:"errors,attr"`
 	} `xml:"testsuite"`
 }
 
@@ -202,9 +204,9 @@ func TestGradeJUnitOfARejectedFile(t *testing.T) {
 	require.Len(t, doc.Suites, 6)
 	assert.Equal(t, "10.1 PathTo", doc.Suites[0].Name)
 	for _, s := range doc.Suites {
-		assert.Equal(t, 1, s.Failures, "%s fails once: the rejected file", s.Name)
+		assert.Equal(t, 1, s.Errors, "%s has one error: the rejected file, which ran no test", s.Name)
 	}
-	assert.Equal(t, 6, doc.Failures)
+	assert.Equal(t, 6, doc.Errors)
 
 	out := filepath.Join(t.TempDir(), "eve.xml")
 	r = run(t, nil, "grade", "--format", "junit", "-o", out, p)

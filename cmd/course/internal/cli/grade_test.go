@@ -284,12 +284,12 @@ func TestGradeClassText(t *testing.T) {
 
 	rows := readCSV(t, table)
 	require.Len(t, rows, 4)
-	assert.Equal(t, []string{"submission", "10.1", "10.2", "10.3", "10.4", "10.5", "10.6", "score", "max_score", "note"}, rows[0])
-	assert.Equal(t, []string{"zed", "", "", "", "", "", "", "", "", "not graded: " + missing + ": cannot read: no such file or directory"}, rows[1],
+	assert.Equal(t, []string{"submission", "10.1", "10.2", "10.3", "10.4", "10.5", "10.6", "score", "max_score", "raw_score", "late_penalty", "note"}, rows[0])
+	assert.Equal(t, []string{"zed", "", "", "", "", "", "", "", "", "", "", "not graded: " + missing + ": cannot read: no such file or directory"}, rows[1],
 		"written before any grading")
 	byName := map[string][]string{rows[2][0]: rows[2], rows[3][0]: rows[3]}
-	assert.Equal(t, []string{"alice", "pass", "pass", "pass", "pass", "pass", "pass", "100", "100", ""}, byName["alice"])
-	assert.Equal(t, []string{"eve", "fail", "fail", "fail", "fail", "fail", "fail", "0", "100", `rejected before building: session.go:11: import "os" is not allowed`}, byName["eve"])
+	assert.Equal(t, []string{"alice", "15", "20", "15", "15", "20", "15", "100", "100", "", "", ""}, byName["alice"])
+	assert.Equal(t, []string{"eve", "0", "0", "0", "0", "0", "0", "0", "100", "", "", `rejected before building: session.go:11: import "os" is not allowed`}, byName["eve"])
 }
 
 // A submission that is not a file or a directory (a FIFO, here) is refused
@@ -374,8 +374,8 @@ func TestGradeExistingCSVIsRefusedWithoutForce(t *testing.T) {
 	r = run(t, nil, "grade", "--csv", table, "--force", sub)
 	assert.Equal(t, 1, r.code, r.stderr)
 	assert.Equal(t, [][]string{
-		{"submission", "10.1", "10.2", "10.3", "10.4", "10.5", "10.6", "score", "max_score", "note"},
-		{"a", "fail", "fail", "fail", "fail", "fail", "fail", "0", "100", `rejected before building: session.go:11: import "os" is not allowed`},
+		{"submission", "10.1", "10.2", "10.3", "10.4", "10.5", "10.6", "score", "max_score", "raw_score", "late_penalty", "note"},
+		{"a", "0", "0", "0", "0", "0", "0", "0", "100", "", "", `rejected before building: session.go:11: import "os" is not allowed`},
 	}, readCSV(t, table))
 }
 
@@ -387,8 +387,8 @@ func TestGradeCSVOfSomeExercises(t *testing.T) {
 	r := run(t, nil, "grade", "--csv", table, "--lab", "10.5", "--lab", "10.2", sub)
 	assert.Equal(t, 1, r.code, r.stderr)
 	assert.Equal(t, [][]string{
-		{"submission", "10.2", "10.5", "score", "max_score", "note"},
-		{"a", "fail", "fail", "0", "40", `rejected before building: session.go:11: import "os" is not allowed`},
+		{"submission", "10.2", "10.5", "score", "max_score", "raw_score", "late_penalty", "note"},
+		{"a", "0", "0", "0", "40", "", "", `rejected before building: session.go:11: import "os" is not allowed`},
 	}, readCSV(t, table), "the lab's order, whatever the flags' order")
 	assert.Regexp(t, `(?m)^10\.2 +ParseSessionEntry +FAIL +0/\d+ +0/20$`, r.stdout)
 	assert.NotContains(t, r.stdout, "10.1")
@@ -621,6 +621,6 @@ func TestGradeInterruptedKeepsWhatWasGraded(t *testing.T) {
 	assert.Equal(t, "interrupted after 1 of 3 submissions", ee.Error())
 	rows := readCSV(t, table)
 	require.Len(t, rows, 2)
-	assert.Equal(t, []string{"a", "pass", "pass", "pass", "pass", "pass", "pass", "100", "100", ""}, rows[1])
+	assert.Equal(t, []string{"a", "15", "20", "15", "15", "20", "15", "100", "100", "", "", ""}, rows[1])
 	assert.Equal(t, "graded a 100/100 (1 of 3)\n", stderr.buf.String())
 }
