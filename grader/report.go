@@ -220,6 +220,11 @@ func failureExcerpt(out string) string {
 // terminal: control characters (an escape sequence could move the cursor
 // and paint a fake "pass" over a failure) become visible \x escapes; tabs
 // and newlines stay.
+// Printable is line made safe to print: control and bidirectional
+// characters become visible \x and \u escapes. Reports print every text
+// that comes from a submission through it.
+func Printable(line string) string { return printable(line) }
+
 func printable(line string) string {
 	if strings.IndexFunc(line, isUnsafeRune) < 0 {
 		return line

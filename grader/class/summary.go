@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
@@ -630,27 +629,6 @@ func percent(a, b int) int {
 	return (100*a + b/2) / b
 }
 
-// visible shows text from a submission safely wherever it is printed:
-// control characters (a terminal's escape sequences) and bidirectional
-// controls (which make text read otherwise than it is stored) become
-// visible \x and \u escapes.
-func visible(s string) string {
-	unsafe := func(r rune) bool {
-		return r != '\t' && r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r))
-	}
-	if strings.IndexFunc(s, unsafe) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case unsafe(r) && r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case unsafe(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// visible shows text from a submission safely wherever it is printed, as
+// the grader's own reports do.
+func visible(s string) string { return grader.Printable(s) }
