@@ -155,24 +155,13 @@ func attackFixtures(t *testing.T, sol, stub []byte) []fixture {
 			check: func(t *testing.T, rep *Report) {
 				assert.Zero(t, rep.Score, "the stub with forged pass lines scores nothing")
 			}},
-		// The nonce and the list of tests are in the harness's environment
-		// and the report goes to its fd 3: a process running an
-		// execute-only binary (not dumpable) cannot open its own /proc
-		// files, so neither can be reached by the given file I/O. /dev is
-		// read-only.
+		// The nonce and the list of tests come on the harness's fd 4 (in
+		// an unlinked file, and nowhere in the environment) and the report
+		// goes to its fd 3: a process running an execute-only binary (not
+		// dumpable) cannot open its own /proc files, so neither can be
+		// reached by the given file I/O. /dev is read-only.
 		{name: "reads-the-nonce-writes-the-report", pass: allExercises,
-			src: withInit(t, sol, []string{"bytes"}, `
-	fio := OSFileIO{}
-	for _, p := range []string{"/proc/self/environ", "/proc/1/environ", "/proc/self/cmdline", "/proc/1/cmdline", "/proc/self/task/1/environ"} {
-		if b, err := fio.ReadFile(p); err == nil && bytes.Contains(b, []byte("COURSE_GRADER")) {
-			panic("read the grader's nonce or test list from " + p)
-		}
-	}
-	for _, p := range []string{"/proc/self/fd/3", "/dev/fd/3", "/proc/1/fd/3", "/dev/stdout", "/proc/self/fd/1"} {
-		if fio.AppendFile(p, []byte("forged end 0\n")) == nil {
-			panic("wrote to the grader's report, or the events, through " + p)
-		}
-	}
+			src: withInit(t, sol, []string{"bytes"}, reachForTheReport+`
 	for _, p := range []string{"/dev/course-planted", "/dev/shm/course-planted", "/dev/mqueue/course-planted"} {
 		if fio.AppendFile(p, []byte("x")) == nil {
 			panic("wrote into " + p)
@@ -206,3 +195,25 @@ func TestAttackFixturesAreWhatTheySay(t *testing.T) {
 		assert.NotEqual(t, sol, string(fx.src), "fixture %s is the unchanged solution", fx.name)
 	}
 }
+
+// reachForTheReport is the start of an init function that panics if the
+// given file I/O reaches the grader's nonce, the list of tests or the
+// report: through the run's environment, command line or file descriptors.
+const reachForTheReport = `
+	fio := OSFileIO{}
+	for _, p := range []string{"/proc/self/environ", "/proc/1/environ", "/proc/self/cmdline", "/proc/1/cmdline", "/proc/self/task/1/environ"} {
+		if b, err := fio.ReadFile(p); err == nil && bytes.Contains(b, []byte("COURSE_GRADER")) {
+			panic("read the grader's nonce or test list from " + p)
+		}
+	}
+	for _, p := range []string{"/proc/self/fd/4", "/dev/fd/4", "/proc/1/fd/4", "/proc/self/fd/3", "/dev/fd/3", "/proc/1/fd/3"} {
+		if b, err := fio.ReadFile(p); err == nil && len(b) > 0 {
+			panic("read the grader's nonce or report through " + p)
+		}
+	}
+	for _, p := range []string{"/proc/self/fd/3", "/dev/fd/3", "/proc/1/fd/3", "/dev/stdout", "/proc/self/fd/1"} {
+		if fio.AppendFile(p, []byte("forged end 0\n")) == nil {
+			panic("wrote to the grader's report, or the events, through " + p)
+		}
+	}
+`

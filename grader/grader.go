@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -773,7 +774,7 @@ func combine(ex lab.Exercise, parts []ExerciseReport) ExerciseReport {
 		if !part.Passed {
 			er.Passed = false
 			reason := part.Reason
-			if i > 0 && !strings.HasSuffix(reason, "tests failed") {
+			if i > 0 && !isCountReason(reason) {
 				// What follows the first colon can come from the hidden
 				// run (a race in a hidden test, names student code
 				// printed): students see the reason at once, the hidden
@@ -783,19 +784,38 @@ func combine(ex lab.Exercise, parts []ExerciseReport) ExerciseReport {
 				reason = "hidden tests: " + reason
 			}
 			reasons = append(reasons, reason)
-			allCounts = allCounts && strings.HasSuffix(part.Reason, "tests failed")
+			allCounts = allCounts && isCountReason(part.Reason)
 		}
 	}
 	switch {
 	case er.Passed:
 		er.Points = float64(er.MaxPoints)
 	case allCounts:
-		er.Reason = fmt.Sprintf("%d of %d tests failed", len(er.Tests)-countStatus(er.Tests, StatusPass)-countStatus(er.Tests, StatusNotRun), len(er.Tests))
+		er.Reason = countReason(er.Tests)
 	default:
 		er.Reason = strings.Join(reasons, "; ")
 	}
 	return er
 }
+
+// countReason is the reason of an exercise whose tests ran and some
+// failed: "12 of 18 tests failed, 6 not run" (hidden tests are not run once
+// a public one fails).
+func countReason(tests []TestReport) string {
+	notRun := countStatus(tests, StatusNotRun)
+	failed := len(tests) - countStatus(tests, StatusPass) - notRun
+	s := fmt.Sprintf("%d of %d tests failed", failed, len(tests))
+	if notRun > 0 {
+		s += fmt.Sprintf(", %d not run", notRun)
+	}
+	return s
+}
+
+var countReasonRE = regexp.MustCompile(`^\d+ of \d+ tests failed(, \d+ not run)?$`)
+
+// isCountReason reports whether reason only counts failed tests, which
+// every format shows test by test anyway.
+func isCountReason(reason string) bool { return countReasonRE.MatchString(reason) }
 
 // runTests runs the binary once for exactly tests, in the sandbox, and
 // collects what the run did. A run left with less than a second of the
@@ -811,7 +831,8 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 	}
 	r.timeout = min(g.opts.Timeout, remaining)
 	// The report travels on fd 3, a file only the grader and its TestMain
-	// hold; the nonce proves the report was written by this very run.
+	// hold; the nonce, given on fd 4 with the tests to run, proves the
+	// report was written by this very run.
 	reportPath := filepath.Join(work, "report-"+label)
 	report, err := os.OpenFile(reportPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
@@ -823,6 +844,11 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 		names[i] = t.name
 	}
 	nonce := newNonce()
+	input, err := harnessInput(work, nonce, names)
+	if err != nil {
+		return nil, fmt.Errorf("grader: %w", err)
+	}
+	defer input.Close()
 	// No GORACE: the race detector reads it from /proc/self/environ, which
 	// a process whose binary it may not read (ours is execute-only) cannot
 	// open. A race fails its test all the same, and the run fails on the
@@ -836,10 +862,10 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 			"-test.count=1",
 			"-test.timeout=" + r.timeout.String(),
 		},
-		Env:        []string{"GOTRACEBACK=single", nonceEnv + "=" + nonce, testsEnv + "=" + strings.Join(names, ",")},
+		Env:        []string{"GOTRACEBACK=single"},
 		Timeout:    r.timeout + runGrace,
 		Cap:        g.opts.OutputCap,
-		Extra:      []*os.File{report},
+		Extra:      []*os.File{report, input},
 		Untrusted:  true,
 		PrivateDir: filepath.Join(work, "run-"+label),
 	}, g.sandbox)

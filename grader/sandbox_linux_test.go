@@ -88,7 +88,8 @@ func TestWeakerSandboxIsRefusedUnlessAskedFor(t *testing.T) {
 
 	// It still grades right, leaves no process and cleans up after the run.
 	marker := fmt.Sprintf("course-partial-%d", os.Getpid())
-	src := withInit(t, solutionSource(t), nil, fmt.Sprintf(`_ = OSFileIO{}.AppendFile("/tmp/%s", []byte("left behind"))`, marker))
+	// Nor can the nonce, the tests' list or the report be reached there.
+	src := withInit(t, solutionSource(t), []string{"bytes"}, reachForTheReport+fmt.Sprintf(`_ = fio.AppendFile("/tmp/%s", []byte("left behind"))`, marker))
 	rep, err := g.Grade(context.Background(), &Submission{Name: "partial", Path: "partial", Files: map[string][]byte{"session.go": src}})
 	require.NoError(t, err)
 	assert.Equal(t, float64(rep.MaxScore), rep.Score, textReport(rep))

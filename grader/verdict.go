@@ -166,7 +166,7 @@ func judge(er *ExerciseReport, r *runResult) {
 	case countStatus(er.Tests, StatusNotRun) == len(er.Tests):
 		er.Reason = fmt.Sprintf("no tests ran (exit status %d)", r.out.ExitCode)
 	case !allPass:
-		er.Reason = fmt.Sprintf("%d of %d tests failed", len(er.Tests)-countStatus(er.Tests, StatusPass), len(er.Tests))
+		er.Reason = countReason(er.Tests)
 	case r.out.ExitCode != 0:
 		er.Reason = fmt.Sprintf("every test passed, but the test binary exited with status %d", r.out.ExitCode)
 	case !r.rep.ok:

@@ -166,6 +166,38 @@ func TestLab11_2_InvalidMessageChangesNothing(t *testing.T) {
 	assert.Equal(t, got[0], e.ParentID, "after refused messages the next append goes on from the same leaf")
 }
 
+// Rule 11.2.3: the message is checked first, whatever the store's state: a
+// store that cannot write still names what is wrong with the message.
+func TestLab11_2_InvalidMessageIsNamedInAnyState(t *testing.T) {
+	tail := newFixture()
+	tail.fs.setFile(sessPath, threeEntries()+`{"type":"message","id":"d","par`)
+	overTail := mustOpen(t, tail.opts(), "file with a tail on line 5")
+
+	taint := newFixture()
+	tainted, _ := newStoreWith(t, taint, user("hi"))
+	taint.fs.fail("AppendFile", fsFailure{Err: errors.New("no space left on device"), Written: -1})
+	_, err := appendMsg(t, tainted, assistant("half written"))
+	require.Error(t, err, "AppendMessage when AppendFile fails")
+
+	for _, st := range []struct {
+		state string
+		fx    *fixture
+		s     *agentstore.Store
+	}{{"opened over a tail", tail, overTail}, {"tainted by a failed write", taint, tainted}} {
+		mark := st.fx.fs.mark()
+		_, err := appendMsg(t, st.s, agentstore.Message(`{"content":"no role"}`))
+		var fe *agentstore.FieldError
+		assert.True(t, errors.As(err, &fe), "AppendMessage of a message without a role, on a store %s = %s; want "+
+			"ParseMessage's *FieldError: the message is checked first, in any state (the store's refusal comes after)",
+			st.state, describe(err))
+		_, err = appendMsg(t, st.s, agentstore.Message(`{"role":"compactionSummary","summary":"s","tokensBefore":1,"timestamp":0}`))
+		assert.True(t, errors.Is(err, agentstore.ErrReservedRole), "AppendMessage of a compactionSummary message, on "+
+			"a store %s = %s; want errors.Is(err, ErrReservedRole): the message is checked first, in any state",
+			st.state, describe(err))
+		assert.Empty(t, st.fx.fs.opsSince(mark), "a refused message writes nothing (store %s)", st.state)
+	}
+}
+
 // Rule 11.2.3: the message is copied at call time, and written compact.
 func TestLab11_2_MessageIsCopiedAtCallTime(t *testing.T) {
 	fx := newFixture()

@@ -64,6 +64,20 @@ func TestLab11_2_HiddenRefusalsReleaseTheStore(t *testing.T) {
 	}
 }
 
+// Rule 11.2.3: over a tail, an empty message is still the message's error.
+func TestLab11_2_HiddenEmptyMessageOverATail(t *testing.T) {
+	fx := newFixture()
+	fx.fs.setFile(sessPath, threeEntries()+`{"type":"mess`)
+	s := mustOpen(t, fx.opts(), "file with a tail")
+	mark := fx.fs.mark()
+	_, err := appendMsg(t, s, agentstore.Message(``))
+	var fe *agentstore.FieldError
+	assert.True(t, errors.As(err, &fe), "AppendMessage(empty) over a tail = %s; want ParseMessage's *FieldError first", describe(err))
+	var nr *agentstore.NeedsRepairError
+	assert.False(t, errors.As(err, &nr), "the message's error, not the store's refusal, comes first")
+	assert.Empty(t, fx.fs.opsSince(mark))
+}
+
 // Rule 11.2.1: a generator that only gives empty ids is given up on.
 func TestLab11_2_HiddenOnlyEmptyIDs(t *testing.T) {
 	fx := newFixture()

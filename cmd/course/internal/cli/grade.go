@@ -254,6 +254,12 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	if err != nil {
 		return usageError(err) // --tests DIR
 	}
+	if iso := g.Isolation(); iso.Level != grader.LevelFull {
+		// Asked for with --sandbox best or off: say once, where a person
+		// sees it, what the verdicts below are not protected from.
+		fmt.Fprintf(opts.IO.ErrOut, "warning: grading with isolation %s; not protected: %s\n",
+			iso.Name, strings.Join(iso.Missing, "; "))
+	}
 
 	var table *csvTable
 	if opts.CSV != "" {

@@ -129,7 +129,7 @@ func TestGradeStubFailsWithReasons(t *testing.T) {
 		for i, line := range lines { // the reason and the first failure are under the row
 			if strings.HasPrefix(line, e.ID+" ") {
 				require.Greater(t, len(lines), i+2)
-				assert.Regexp(t, `^ +\d+ of \d+ tests failed$`, lines[i+1])
+				assert.Regexp(t, `^ +\d+ of \d+ tests failed(, \d+ not run)?$`, lines[i+1])
 				assert.Regexp(t, `^ +first failure: `+e.TestPrefix+`\w+ \(fail\)$`, lines[i+2])
 			}
 		}
@@ -623,4 +623,15 @@ func TestGradeInterruptedKeepsWhatWasGraded(t *testing.T) {
 	require.Len(t, rows, 2)
 	assert.Equal(t, []string{"a", "15", "20", "15", "15", "20", "15", "100", "100", "", "", ""}, rows[1])
 	assert.Equal(t, "graded a 100/100 (1 of 3)\n", stderr.buf.String())
+}
+
+func TestGradeWarnsWhenTheSandboxIsNotFull(t *testing.T) {
+	slow(t)
+	p := loneFile(t, t.TempDir(), "carol", labSources(t).solution)
+
+	r := run(t, nil, "grade", "--sandbox", "off", "--lab", "10.1", p)
+	require.Equal(t, 0, r.code, r.stderr+r.stdout)
+	assert.Regexp(t, `^warning: grading with isolation none: [^;\n]*; not protected: the grader's own user and files; `, r.stderr,
+		"grade --sandbox off must say on stderr what the verdict is not protected from")
+	assert.Contains(t, r.stdout, "isolation: none", "the report names the level too")
 }

@@ -238,15 +238,15 @@ func (s *Store) Entry(id string) (Entry, bool) {
 func (s *Store) AppendMessage(message Message) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.writable(); err != nil {
-		return "", err
-	}
 	m, err := ParseMessage(message)
 	if err != nil {
 		return "", err
 	}
 	if m.Role() == RoleCompactionSummary {
 		return "", fmt.Errorf("%w: a %q message exists only in a built context", ErrReservedRole, RoleCompactionSummary)
+	}
+	if err := s.writable(); err != nil {
+		return "", err
 	}
 	return s.commit(Entry{Type: TypeMessage, Message: m})
 }
