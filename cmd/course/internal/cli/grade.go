@@ -12,20 +12,18 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"github.com/rivo/uniseg"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/coursekit/course/grader"
+	classpkg "github.com/coursekit/course/grader/class"
 	"github.com/coursekit/course/grader/lab"
 )
 
@@ -54,7 +52,13 @@ type GradeOptions struct {
 	Memory    string        // per run, e.g. "1GiB"
 	Jobs      int           // submissions graded at once
 	CSV       string        // a CSV file with one row per submission
-	Force     bool          // overwrite an existing CSV file
+	HTML      string        // a class report page
+	RulesURL  string        // where the page links rules to
+	From      string        // a saved --json report to make the reports from, instead of grading
+	Force     bool          // overwrite an existing -o, --csv or --html file
+	Late      string        // a late policy, such as "10%/day, 0 after 3 days"
+	Due       string        // the due date (RFC 3339)
+	Times     string        // where submission times come from: git, gradescope[=PATH] or a CSV file
 	TestsDir  string        // an instructor's private tests
 	NoHidden  bool          // leave out the lab's hidden tests
 	Bonus     bool          // also grade the bonus exercises
@@ -103,12 +107,6 @@ command, interrupted). See docs/grading.md.`,
   course grade --chapter {chapter} alice.go
   course grade --format gradescope -o /autograder/results/results.json /autograder/submission
   course grade --csv grades.csv submissions/*`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageError(errors.New("missing argument <submission>"))
-			}
-			return nil
-		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			if cmd.Flags().Changed("json") && cmd.Flags().Changed("format") && opts.Format != formatJSON {
@@ -137,7 +135,13 @@ command, interrupted). See docs/grading.md.`,
 	fl.StringVar(&opts.Memory, "memory", "1GiB", "memory limit of one run (`SIZE` such as 512MiB or 2GiB)")
 	fl.IntVar(&opts.Jobs, "jobs", runtime.NumCPU(), "grade `N` submissions at once")
 	fl.StringVar(&opts.CSV, "csv", "", "write one row per submission to `FILE` as each is graded")
-	fl.BoolVar(&opts.Force, "force", false, "overwrite the --csv file if it exists")
+	fl.StringVar(&opts.HTML, "html", "", "also write the class report, one self-contained page, to `FILE`")
+	fl.StringVar(&opts.RulesURL, "rules-url", "", "where the --html page links each rule: `URL` of the lab's rule table, {lab} for the chapter (default docs/lab{lab}-rules.md)")
+	fl.StringVar(&opts.From, "from", "", "make the reports (text, --html, --format junit) from `FILE`, a saved --json report, instead of grading")
+	fl.BoolVar(&opts.Force, "force", false, "overwrite an existing -o, --csv or --html file")
+	fl.StringVar(&opts.Late, "late", "", "take late penalties by `POLICY`, such as \"10%/day, 0 after 3 days, grace 10m\" (needs --times, and --due)")
+	fl.StringVar(&opts.Due, "due", "", "the due date, as an RFC 3339 `TIME` such as 2026-12-01T23:59:00Z")
+	fl.StringVar(&opts.Times, "times", "", "when each submission was handed in, from `SOURCE`: git (a workspace's last commit), gradescope (its submission metadata; gradescope=PATH) or a CSV file of submission,submitted_at")
 	fl.StringVar(&opts.TestsDir, "tests", "", "also run the *_test.go files of `DIR` (a private suite), as hidden tests")
 	fl.BoolVar(&opts.NoHidden, "no-hidden", false, "run only the public tests")
 	fl.BoolVar(&opts.Bonus, "bonus", false, "also grade the bonus exercises (see course list); their points count only then")
@@ -148,18 +152,17 @@ command, interrupted). See docs/grading.md.`,
 	return cmd
 }
 
-// graded is the outcome of one submission.
-type graded struct {
-	name, path string
-	report     *grader.Report // nil when it could not be graded
-	err        error          // why it could not be graded
-}
-
 func runGrade(ctx context.Context, opts *GradeOptions) error {
 	switch opts.Format {
 	case formatText, formatJSON, formatGradescope, formatJUnit:
 	default:
 		return usageError(fmt.Errorf("unknown --format %q (known: text, json, gradescope, junit)", opts.Format))
+	}
+	if opts.From != "" {
+		return runGradeFrom(opts)
+	}
+	if len(opts.Paths) == 0 {
+		return usageError(errors.New("missing argument <submission> (or --from a saved --json report)"))
 	}
 	if opts.Timeout <= 0 {
 		return usageError(fmt.Errorf("--timeout %s: must be positive", opts.Timeout))
@@ -186,8 +189,9 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	if class && opts.Format == formatGradescope {
 		return usageError(fmt.Errorf("--format gradescope grades one submission (results.json is per submission), not %d", len(paths)))
 	}
-	if class && opts.Format == formatJUnit {
-		return usageError(fmt.Errorf("--format junit grades one submission (one XML report each), not %d", len(paths)))
+	late, err := newLateRule(opts)
+	if err != nil {
+		return usageError(err)
 	}
 	catalog, err := opts.Catalog()
 	if err != nil {
@@ -216,7 +220,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 
 	// Read every submission before grading any: a bad path is reported at once.
 	subs := make([]*grader.Submission, len(paths))
-	var unreadable []graded
+	var unreadable []classpkg.Result
 	for i, p := range paths {
 		sub, err := grader.ReadSubmission(p, l.Editable)
 		if err != nil {
@@ -229,7 +233,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 				}
 				return cannotGrade(err)
 			}
-			unreadable = append(unreadable, graded{name: grader.SubmissionName(p), path: p, err: err})
+			unreadable = append(unreadable, classpkg.Result{Name: grader.SubmissionName(p), Path: p, Err: err})
 			continue
 		}
 		subs[i] = sub
@@ -278,8 +282,11 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 		desc += " " + subs[0].Name
 	}
 	prog := newProgress(opts.IO.ErrOut, class, total, desc)
-	var results []graded
-	record := func(r graded) error {
+	var results []classpkg.Result
+	record := func(r classpkg.Result) error {
+		if late != nil {
+			r = late.apply(r)
+		}
 		results = append(results, r)
 		if table != nil {
 			if err := table.add(r); err != nil {
@@ -296,7 +303,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 			cancel()
 		}
 	}
-	for r := range gradeAll(ctx, g, subs, opts.Jobs) {
+	for r := range classpkg.GradeAll(ctx, g, subs, opts.Jobs) {
 		if recordErr != nil {
 			continue // drain: the workers stop with the context below
 		}
@@ -322,58 +329,84 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 			return cannotGrade(fmt.Errorf("interrupted: %s was not graded", paths[0]))
 		}
 		r := results[0]
-		if r.err != nil {
-			return cannotGrade(fmt.Errorf("%s: could not grade: %w", r.path, r.err))
+		if r.Err != nil {
+			return cannotGrade(fmt.Errorf("%s: could not grade: %w", r.Path, r.Err))
 		}
 		if err := writeReport(opts, func(w io.Writer, st grader.Style) error {
 			switch opts.Format {
 			case formatJSON:
-				return grader.WriteJSON(w, r.report)
+				return grader.WriteJSON(w, r.Report)
 			case formatGradescope:
-				return grader.WriteJSON(w, grader.Gradescope(r.report))
+				return grader.WriteJSON(w, grader.Gradescope(r.Report))
 			case formatJUnit:
-				data, err := grader.JUnit(r.report)
+				data, err := grader.JUnit(r.Report)
 				if err == nil {
 					_, err = w.Write(data)
 				}
 				return err
 			}
-			return grader.WriteText(w, r.report, st)
+			return grader.WriteText(w, r.Report, st)
 		}); err != nil {
 			return cannotGrade(err)
 		}
-		if !r.report.Passed() {
+		if err := writeHTML(opts, results, l); err != nil {
+			return cannotGrade(err)
+		}
+		if !r.Report.Passed() {
 			failed := 0
-			for _, ex := range r.report.Exercises {
+			for _, ex := range r.Report.Exercises {
 				if !ex.Passed {
 					failed++
 				}
 			}
-			return failure(fmt.Errorf("%d of %d exercises failed", failed, len(r.report.Exercises)))
+			return failure(fmt.Errorf("%d of %d exercises failed", failed, len(r.Report.Exercises)))
 		}
 		return nil
 	}
 
-	sort.SliceStable(results, func(i, j int) bool { return results[i].name < results[j].name })
-	if err := writeReport(opts, func(w io.Writer, st grader.Style) error {
-		if opts.Format == formatJSON {
-			return writeClassJSON(w, results)
-		}
-		return writeClassText(w, results, l, ids, elapsed, st)
-	}); err != nil {
-		return cannotGrade(err)
-	}
+	classpkg.Sort(results)
 	notGraded, failed := 0, 0
 	for _, r := range results {
 		switch {
-		case r.err != nil:
+		case r.Err != nil:
 			notGraded++
-		case !r.report.Passed():
+		case !r.Report.Passed():
 			failed++
 		}
 	}
-	if opts.Format == formatJSON {
-		fmt.Fprintln(opts.IO.ErrOut, summaryLine(len(results)-notGraded, notGraded, elapsed))
+	closing := classpkg.Elapsed(len(results)-notGraded, notGraded, elapsed)
+	if err := writeReport(opts, func(w io.Writer, st grader.Style) error {
+		switch opts.Format {
+		case formatJSON:
+			return classpkg.WriteJSON(w, results)
+		case formatJUnit:
+			reports, notGraded := classpkg.Split(results)
+			data, err := grader.JUnitClass("lab "+l.Chapter, reports, notGraded)
+			if err == nil {
+				_, err = w.Write(data)
+			}
+			return err
+		}
+		if err := classpkg.WriteTable(w, results, ids, st); err != nil {
+			return err
+		}
+		if err := writeSummary(w, results, l); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(w, "\n%s\n", closing)
+		return err
+	}); err != nil {
+		return cannotGrade(err)
+	}
+	if opts.Format != formatText {
+		// The report is for a program: the people's lines go to stderr.
+		if err := writeSummary(opts.IO.ErrOut, results, l); err != nil {
+			return cannotGrade(err)
+		}
+		fmt.Fprintln(opts.IO.ErrOut, closing)
+	}
+	if err := writeHTML(opts, results, l); err != nil {
+		return cannotGrade(err)
 	}
 	switch {
 	case interrupted:
@@ -386,50 +419,211 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	return nil
 }
 
+// writeSummary writes the class's gist (mean, median, pass rates, the test
+// most failed) after a blank line.
+func writeSummary(w io.Writer, results []classpkg.Result, l *lab.Lab) error {
+	reports, notGraded := classpkg.Split(results)
+	s, err := classpkg.Summarize(reports, notGraded, l)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return classpkg.WriteSummaryText(w, s)
+}
+
+// writeHTML writes the class report page to --html, if asked for.
+func writeHTML(opts *GradeOptions, results []classpkg.Result, l *lab.Lab) error {
+	if opts.HTML == "" {
+		return nil
+	}
+	reports, notGraded := classpkg.Split(results)
+	s, err := classpkg.Summarize(reports, notGraded, l)
+	if err != nil {
+		return fmt.Errorf("--html %s: %w", opts.HTML, err)
+	}
+	return writeAtomic(opts.HTML, func(w io.Writer, _ string) error {
+		if err := classpkg.WriteHTML(w, s, classpkg.Options{RulesURL: opts.RulesURL}); err != nil {
+			return fmt.Errorf("--html %s: %w", opts.HTML, err)
+		}
+		return nil
+	})
+}
+
+// runGradeFrom makes the reports of a class from a saved --json report
+// instead of grading: the table and summary, --html, --format junit.
+func runGradeFrom(opts *GradeOptions) error {
+	if len(opts.Paths) > 0 {
+		return usageError(fmt.Errorf("--from %s reads a saved report: give no submissions (got %s)", opts.From, strings.Join(opts.Paths, " ")))
+	}
+	if opts.Format == formatGradescope || opts.CSV != "" || opts.Late != "" {
+		return usageError(fmt.Errorf("--from %s: only --format text, json or junit, and --html, take a saved report", opts.From))
+	}
+	if err := checkOutputs(opts, nil); err != nil {
+		return usageError(err)
+	}
+	f, err := os.Open(opts.From)
+	if err != nil {
+		return cannotGrade(fmt.Errorf("--from: %w", err))
+	}
+	defer f.Close()
+	reports, notGraded, err := classpkg.ReadJSON(f)
+	if err != nil {
+		return cannotGrade(fmt.Errorf("--from %s: %w", opts.From, err))
+	}
+	catalog, err := opts.Catalog()
+	if err != nil {
+		return cannotGrade(err)
+	}
+	chapter := reports0Lab(reports, opts.Chapter)
+	if opts.Chapter != "" && chapter != opts.Chapter {
+		return usageError(fmt.Errorf("--from %s holds reports of lab %s, not --chapter %s", opts.From, chapter, opts.Chapter))
+	}
+	l, err := catalog.Lookup(chapter)
+	if err != nil {
+		return usageError(fmt.Errorf("--from %s: %w", opts.From, err))
+	}
+	var results []classpkg.Result
+	for _, r := range reports {
+		results = append(results, classpkg.Result{Name: r.Submission, Path: r.Path, Report: r})
+	}
+	for name, why := range notGraded {
+		results = append(results, classpkg.Result{Name: name, Err: errors.New(why)})
+	}
+	classpkg.Sort(results)
+	var ids []string
+	seen := map[string]bool{}
+	for _, e := range l.Exercises {
+		for _, r := range reports {
+			for _, ex := range r.Exercises {
+				if ex.ID == e.ID && !seen[e.ID] {
+					seen[e.ID] = true
+					ids = append(ids, e.ID)
+				}
+			}
+		}
+	}
+	if err := writeReport(opts, func(w io.Writer, st grader.Style) error {
+		switch opts.Format {
+		case formatJSON:
+			return classpkg.WriteJSON(w, results)
+		case formatJUnit:
+			data, err := grader.JUnitClass("lab "+l.Chapter, reports, notGraded)
+			if err == nil {
+				_, err = w.Write(data)
+			}
+			return err
+		}
+		if err := classpkg.WriteTable(w, results, ids, st); err != nil {
+			return err
+		}
+		return writeSummary(w, results, l)
+	}); err != nil {
+		return cannotGrade(err)
+	}
+	if err := writeHTML(opts, results, l); err != nil {
+		return cannotGrade(err)
+	}
+	return nil
+}
+
+// reports0Lab is the chapter of a saved report: ReadJSON has made sure
+// every report is of one lab. --chapter, when given, must agree.
+func reports0Lab(reports []*grader.Report, chapter string) string {
+	if len(reports) == 0 {
+		return chapter
+	}
+	return reports[0].Lab
+}
+
+// lateRule is --late with where the times come from.
+type lateRule struct {
+	policy      grader.LatePolicy
+	due         time.Time
+	submittedAt func(classpkg.Result) (time.Time, error)
+}
+
+// newLateRule reads --late, --due and --times; nil without --late.
+func newLateRule(opts *GradeOptions) (*lateRule, error) {
+	if opts.Late == "" {
+		if opts.Due != "" || opts.Times != "" {
+			return nil, errors.New("--due and --times say when work was due and handed in: they need --late POLICY")
+		}
+		return nil, nil
+	}
+	policy, err := grader.ParseLatePolicy(opts.Late)
+	if err != nil {
+		return nil, fmt.Errorf("--late: %w", err)
+	}
+	rule := &lateRule{policy: policy}
+	if opts.Due != "" {
+		if rule.due, err = time.Parse(time.RFC3339, opts.Due); err != nil {
+			return nil, fmt.Errorf("--due %q: want an RFC 3339 time such as 2026-12-01T23:59:00Z or 2026-12-01T23:59:00+08:00", opts.Due)
+		}
+	}
+	switch src := opts.Times; {
+	case src == "":
+		return nil, errors.New("--late needs --times: git (each workspace's last commit), gradescope (Gradescope's submission metadata) or a CSV file of submission,submitted_at")
+	case src == "gradescope" || strings.HasPrefix(src, "gradescope="):
+		path := strings.TrimPrefix(strings.TrimPrefix(src, "gradescope"), "=")
+		if path == "" {
+			path = "/autograder/submission_metadata.json"
+		}
+		due, submitted, err := grader.GradescopeTimes(path)
+		if err != nil {
+			return nil, fmt.Errorf("--times %s: %w", src, err)
+		}
+		if opts.Due == "" {
+			rule.due = due // the assignment's, or the student's extension
+		}
+		rule.submittedAt = func(classpkg.Result) (time.Time, error) { return submitted, nil }
+		return rule, nil
+	case src == "git":
+		rule.submittedAt = func(r classpkg.Result) (time.Time, error) {
+			fi, err := os.Lstat(r.Path)
+			if err != nil {
+				return time.Time{}, err
+			}
+			if !fi.IsDir() {
+				return time.Time{}, fmt.Errorf("%s is not a directory: only a workspace cloned with git has a last commit", r.Path)
+			}
+			return classpkg.CommitTime(r.Path)
+		}
+	default:
+		f, err := os.Open(src)
+		if err != nil {
+			return nil, fmt.Errorf("--times: %w", err)
+		}
+		defer f.Close()
+		times, err := classpkg.ReadTimes(f)
+		if err != nil {
+			return nil, fmt.Errorf("--times %s: %w", src, err)
+		}
+		rule.submittedAt = func(r classpkg.Result) (time.Time, error) {
+			t, ok := times[r.Name]
+			if !ok {
+				return time.Time{}, fmt.Errorf("%s has no row for %s", src, r.Name)
+			}
+			return t, nil
+		}
+	}
+	if opts.Due == "" {
+		return nil, errors.New("--late needs --due, the due date as an RFC 3339 time such as 2026-12-01T23:59:00Z (only --times gradescope reads it from Gradescope)")
+	}
+	return rule, nil
+}
+
+// apply takes the penalty from r's score, or makes r not graded when its
+// time cannot be told.
+func (l *lateRule) apply(r classpkg.Result) classpkg.Result {
+	one := []classpkg.Result{r}
+	classpkg.ApplyLate(one, l.policy, l.due, l.submittedAt)
+	return one[0]
+}
+
+
 // cannotGrade is exit status 2 for trouble that is not the command line's:
 // no go command, an interrupted run, a submission the grader could not grade.
 func cannotGrade(err error) *ExitError { return &ExitError{Code: ExitUsage, Err: err, NoHelp: true} }
-
-// gradeAll grades subs with jobs workers and sends each outcome as it
-// comes. Once ctx is done no submission starts, and one that was running
-// when it ended is left out (its report would describe the interruption,
-// not the submission). The channel is closed when every worker is gone.
-func gradeAll(ctx context.Context, g *grader.Grader, subs []*grader.Submission, jobs int) <-chan graded {
-	todo := make(chan *grader.Submission)
-	out := make(chan graded)
-	go func() {
-		defer close(todo)
-		for _, s := range subs {
-			select {
-			case todo <- s:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for range min(jobs, max(len(subs), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for s := range todo {
-				if ctx.Err() != nil {
-					continue
-				}
-				rep, err := g.Grade(ctx, s)
-				if ctx.Err() != nil {
-					continue
-				}
-				out <- graded{name: s.Name, path: s.Path, report: rep, err: err}
-			}
-		}()
-	}
-	go func() {
-		wg.Wait()
-		close(out)
-	}()
-	return out
-}
 
 // uniquePaths drops a submission given twice (by the same clean path).
 func uniquePaths(paths []string) []string {
@@ -450,13 +644,13 @@ func uniquePaths(paths []string) []string {
 
 // nameSubmissions makes every submission's name unique: two that share a
 // name (alice/ and alice.zip) are named by their paths instead.
-func nameSubmissions(subs []*grader.Submission, unreadable []graded) {
+func nameSubmissions(subs []*grader.Submission, unreadable []classpkg.Result) {
 	count := map[string]int{}
 	for _, s := range subs {
 		count[s.Name]++
 	}
 	for _, u := range unreadable {
-		count[u.name]++
+		count[u.Name]++
 	}
 	for _, s := range subs {
 		if count[s.Name] > 1 {
@@ -464,8 +658,8 @@ func nameSubmissions(subs []*grader.Submission, unreadable []graded) {
 		}
 	}
 	for i := range unreadable {
-		if count[unreadable[i].name] > 1 {
-			unreadable[i].name = unreadable[i].path
+		if count[unreadable[i].Name] > 1 {
+			unreadable[i].Name = unreadable[i].Path
 		}
 	}
 }
@@ -498,13 +692,20 @@ func exerciseIDs(l *lab.Lab, want []string, bonus bool) ([]string, error) {
 // checkOutputs refuses output files that cannot be written, or that would
 // overwrite a submission or each other, before anything is graded.
 func checkOutputs(opts *GradeOptions, paths []string) error {
-	outputs := []struct{ flag, path string }{{"-o", opts.Output}, {"--csv", opts.CSV}}
+	outputs := []struct{ flag, path string }{{"-o", opts.Output}, {"--csv", opts.CSV}, {"--html", opts.HTML}}
 	for _, o := range outputs {
 		if o.path == "" {
 			continue
 		}
 		if fi, err := os.Stat(o.path); err == nil && fi.IsDir() {
 			return fmt.Errorf("%s %s: is a directory", o.flag, o.path)
+		}
+		if opts.From != "" {
+			if a, _ := filepath.Abs(o.path); a != "" {
+				if b, _ := filepath.Abs(opts.From); a == b {
+					return fmt.Errorf("%s %s: is the --from file", o.flag, o.path)
+				}
+			}
 		}
 		parent := filepath.Dir(filepath.Clean(o.path))
 		if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
@@ -523,13 +724,21 @@ func checkOutputs(opts *GradeOptions, paths []string) error {
 				return fmt.Errorf("%s %s: is inside submission %s, and grading never writes a submission", o.flag, o.path, p)
 			}
 		}
-	}
-	if opts.Output != "" && opts.CSV != "" {
-		a, _ := filepath.Abs(opts.Output)
-		b, _ := filepath.Abs(opts.CSV)
-		if a == b {
-			return fmt.Errorf("-o and --csv name the same file %s", opts.Output)
+		if _, err := os.Lstat(o.path); err == nil && !opts.Force {
+			// One rule for every file the course tool writes.
+			return fmt.Errorf("%s %s: the file exists; use --force to overwrite it", o.flag, o.path)
 		}
+	}
+	seen := map[string]string{}
+	for _, o := range outputs {
+		if o.path == "" {
+			continue
+		}
+		a, _ := filepath.Abs(o.path)
+		if other, ok := seen[a]; ok {
+			return fmt.Errorf("%s and %s name the same file %s", other, o.flag, o.path)
+		}
+		seen[a] = o.flag
 	}
 	return nil
 }
@@ -576,7 +785,7 @@ func isTerminal(w io.Writer) bool {
 
 // progress reports submissions as they finish.
 type progress interface {
-	done(r graded, n, total int)
+	done(r classpkg.Result, n, total int)
 	close()
 }
 
@@ -594,17 +803,18 @@ func newProgress(w io.Writer, class bool, total int, desc string) progress {
 
 type lineProgress struct{ w io.Writer }
 
-func (p lineProgress) done(r graded, n, total int) {
+func (p lineProgress) done(r classpkg.Result, n, total int) {
 	fmt.Fprintf(p.w, "%s (%d of %d)\n", doneLine(r), n, total)
 }
 
 func (lineProgress) close() {}
 
-func doneLine(r graded) string {
-	if r.err != nil {
-		return "not graded " + r.name + ": " + firstLine(r.err.Error())
+func doneLine(r classpkg.Result) string {
+	name := grader.Printable(r.Name)
+	if r.Err != nil {
+		return "not graded " + name + ": " + grader.Printable(firstLine(r.Err.Error()))
 	}
-	return fmt.Sprintf("graded %s %s/%d", r.name, grader.FormatPoints(r.report.Score), r.report.MaxScore)
+	return fmt.Sprintf("graded %s %s/%d", name, grader.FormatPoints(r.Report.Score), r.Report.MaxScore)
 }
 
 // barProgress is a progress bar, redrawn every second so that its clock
@@ -647,7 +857,7 @@ func newBar(w io.Writer, total int, class bool, desc string) *barProgress {
 	return p
 }
 
-func (p *barProgress) done(r graded, n, total int) {
+func (p *barProgress) done(r classpkg.Result, n, total int) {
 	_ = p.bar.Add(1)
 }
 
@@ -687,12 +897,12 @@ func createCSV(p string, force bool, ids []string) (*csvTable, error) {
 	return t, nil
 }
 
-func (t *csvTable) add(r graded) error {
-	if r.err != nil {
-		return t.write(grader.ErrorCSVRow(r.name, t.ids, r.err))
+func (t *csvTable) add(r classpkg.Result) error {
+	if r.Err != nil {
+		return t.write(grader.ErrorCSVRow(r.Name, t.ids, r.Err))
 	}
-	row := grader.CSVRow(r.report, t.ids)
-	row[0] = r.name
+	row := grader.CSVRow(r.Report, t.ids)
+	row[0] = grader.CSVCell(r.Name)
 	return t.write(row)
 }
 
@@ -711,149 +921,6 @@ func (t *csvTable) close() error {
 	}
 	err := t.f.Close()
 	t.f = nil
-	return err
-}
-
-// classError is a submission in the --json array that could not be graded.
-type classError struct {
-	Submission string `json:"submission"`
-	Path       string `json:"path"`
-	Error      string `json:"error"`
-}
-
-func writeClassJSON(w io.Writer, results []graded) error {
-	out := make([]any, len(results))
-	for i, r := range results {
-		if r.err != nil {
-			out[i] = classError{Submission: r.name, Path: r.path, Error: r.err.Error()}
-		} else {
-			out[i] = r.report
-		}
-	}
-	return grader.WriteJSON(w, out)
-}
-
-// writeClassText writes one row per submission (pass/FAIL per exercise and
-// the score), then each exercise's pass rate and a closing line.
-func writeClassText(w io.Writer, results []graded, l *lab.Lab, ids []string, elapsed time.Duration, st grader.Style) error {
-	plain := func(s string) string { return s }
-	header := []cell{{"SUBMISSION", plain}}
-	for _, id := range ids {
-		header = append(header, cell{id, plain})
-	}
-	header = append(header, cell{"SCORE", plain})
-	hasNote := false
-	rows := [][]cell{header}
-	passed := map[string]int{}
-	notGraded := 0
-	for _, r := range results {
-		row := []cell{{r.name, plain}}
-		note := ""
-		if r.err != nil {
-			notGraded++
-			for range ids {
-				row = append(row, cell{"-", plain})
-			}
-			row = append(row, cell{"-", plain})
-			note = "not graded: " + firstLine(r.err.Error())
-		} else {
-			byID := map[string]grader.ExerciseReport{}
-			for _, ex := range r.report.Exercises {
-				byID[ex.ID] = ex
-			}
-			for _, id := range ids {
-				ex, ok := byID[id]
-				switch {
-				case !ok:
-					row = append(row, cell{"-", plain})
-				case ex.Passed:
-					passed[id]++
-					row = append(row, cell{"pass", st.Pass})
-				default:
-					row = append(row, cell{"FAIL", st.Fail})
-				}
-			}
-			row = append(row, cell{fmt.Sprintf("%s/%d", grader.FormatPoints(r.report.Score), r.report.MaxScore), plain})
-			switch {
-			case r.report.Build.Rejected:
-				note = "rejected before building"
-			case !r.report.Build.OK:
-				note = "build failed"
-			}
-		}
-		if note != "" {
-			hasNote = true
-			row = append(row, cell{note, st.Dim})
-		}
-		rows = append(rows, row)
-	}
-	if hasNote {
-		rows[0] = append(rows[0], cell{"NOTE", plain})
-	}
-	if err := writeCells(w, rows); err != nil {
-		return err
-	}
-
-	graded := len(results) - notGraded
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, id := range ids {
-		ex, _ := l.Exercise(id)
-		rate := "-"
-		if graded > 0 {
-			rate = fmt.Sprintf("%d%%", (100*passed[id]+graded/2)/graded)
-		}
-		fmt.Fprintf(tw, "%s\t%s\tpassed %d/%d (%s)\n", ex.ID, ex.Name, passed[id], graded, rate)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "\n%s\n", summaryLine(graded, notGraded, elapsed))
-	return err
-}
-
-func summaryLine(graded, notGraded int, elapsed time.Duration) string {
-	s := "s"
-	if graded == 1 {
-		s = ""
-	}
-	line := fmt.Sprintf("graded %d submission%s in %.1fs", graded, s, elapsed.Seconds())
-	if notGraded > 0 {
-		line += fmt.Sprintf(", %d could not be graded", notGraded)
-	}
-	return line
-}
-
-// cell is a table cell: its text and how to paint it. Columns are padded
-// by the text's width on screen, so colour codes do not misalign them.
-type cell struct {
-	text  string
-	paint func(string) string
-}
-
-// writeCells writes rows as aligned columns two spaces apart; the last
-// cell of a row is not padded.
-func writeCells(w io.Writer, rows [][]cell) error {
-	var widths []int
-	for _, row := range rows {
-		for i, c := range row {
-			if i >= len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], uniseg.StringWidth(c.text))
-		}
-	}
-	var b strings.Builder
-	for _, row := range rows {
-		for i, c := range row {
-			b.WriteString(c.paint(c.text))
-			if i < len(row)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-uniseg.StringWidth(c.text)+2))
-			}
-		}
-		b.WriteString("\n")
-	}
-	_, err := io.WriteString(w, b.String())
 	return err
 }
 

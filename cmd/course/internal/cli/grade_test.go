@@ -266,14 +266,9 @@ func TestGradeClassText(t *testing.T) {
 		"eve         FAIL  FAIL  FAIL  FAIL  FAIL  FAIL  0/100    rejected before building",
 		"zed         -     -     -     -     -     -     -        not graded: " + missing + ": cannot read: no such file or directory",
 		"",
-		"10.1  PathTo                passed 1/2 (50%)",
-		"10.2  ParseSessionEntry     passed 1/2 (50%)",
-		"10.3  InMemorySessionStore  passed 1/2 (50%)",
-		"10.4  RecoverJSONL          passed 1/2 (50%)",
-		"10.5  JSONLSessionStore     passed 1/2 (50%)",
-		"10.6  MessagesOnPath        passed 1/2 (50%)",
-		"",
-	}, strings.Split(r.stdout, "\n")[:12])
+		"2 graded, 1 not graded: mean 50, median 50 of 100 (lowest 0, highest 100)",
+		"passed: 10.1 50% (1/2), 10.2 50% (1/2), 10.3 50% (1/2), 10.4 50% (1/2), 10.5 50% (1/2), 10.6 50% (1/2)",
+	}, strings.Split(r.stdout, "\n")[:7], "the table, then the class summed up")
 	assert.Regexp(t, `\ngraded 2 submissions in \d+\.\ds, 1 could not be graded\n$`, r.stdout)
 
 	// Off a terminal: one line per submission as it finishes, then the reason for status 2.
@@ -413,7 +408,16 @@ func TestGradeUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{}, "missing argument <submission>"},
+		{[]string{}, "missing argument <submission> (or --from a saved --json report)"},
+		{[]string{"--due", "2026-12-01T00:00:00Z", a}, "--due and --times say when work was due and handed in: they need --late POLICY"},
+		{[]string{"--late", "10%/day", a}, "--late needs --times: git (each workspace's last commit), gradescope (Gradescope's submission metadata) or a CSV file of submission,submitted_at"},
+		{[]string{"--late", "10%/day", "--times", "git", a}, "--late needs --due, the due date as an RFC 3339 time such as 2026-12-01T23:59:00Z (only --times gradescope reads it from Gradescope)"},
+		{[]string{"--late", "10%/day", "--times", "git", "--due", "tomorrow", a}, `--due "tomorrow": want an RFC 3339 time such as 2026-12-01T23:59:00Z or 2026-12-01T23:59:00+08:00`},
+		{[]string{"--late", "10%/day", "--times", missing, "--due", "2026-12-01T00:00:00Z", a}, "--times: open " + missing + ": no such file or directory"},
+		{[]string{"--from", missing, a}, "--from " + missing + " reads a saved report: give no submissions (got " + a + ")"},
+		{[]string{"-o", notes, a}, "-o " + notes + ": the file exists; use --force to overwrite it"},
+		{[]string{"--html", notes, a}, "--html " + notes + ": the file exists; use --force to overwrite it"},
+		{[]string{"--html", filepath.Join(b, "class.html"), b}, "--html " + filepath.Join(b, "class.html") + ": is inside submission " + b + ", and grading never writes a submission"},
 		{[]string{"--format", "xml", a}, `unknown --format "xml" (known: text, json, gradescope, junit)`},
 		{[]string{"--json", "--format", "gradescope", a}, "--json and --format gradescope contradict each other"},
 		{[]string{"--timeout", "0s", a}, "--timeout 0s: must be positive"},

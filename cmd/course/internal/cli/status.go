@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/textcol"
 	"github.com/coursekit/course/grader/lab"
 )
 
@@ -80,7 +81,7 @@ func writeStatus(w io.Writer, ws *Workspace, res *runOutcome, st grader.Style) e
 		fmt.Fprintln(w)
 	}
 	plain := func(s string) string { return s }
-	rows := [][]cell{{{"EXERCISE", plain}, {"NAME", plain}, {"RESULT", plain}, {"TESTS", plain}, {"POINTS", plain}}}
+	rows := [][]textcol.Cell{{textcol.Plain("EXERCISE"), textcol.Plain("NAME"), textcol.Plain("RESULT"), textcol.Plain("TESTS"), textcol.Plain("POINTS")}}
 	var points, maxPoints, bonusPoints, bonusMax, passed, graded int
 	for _, eo := range res.Exercises {
 		name, verdict, paint, pts := eo.Exercise.Name, "FAIL", st.Fail, 0
@@ -106,16 +107,16 @@ func writeStatus(w io.Writer, ws *Workspace, res *runOutcome, st grader.Style) e
 		if eo.Passed {
 			barPaint = st.Pass
 		}
-		rows = append(rows, []cell{
-			{eo.Exercise.ID, plain},
-			{name, plain},
-			{verdict, paint},
-			{fmt.Sprintf("%d/%d", eo.passedTests(), len(eo.Tests)), plain},
-			{fmt.Sprintf("%d/%d", pts, eo.Exercise.Points), plain},
-			{progressBar(eo.passedTests(), len(eo.Tests), 8), barPaint},
+		rows = append(rows, []textcol.Cell{
+			textcol.Plain(eo.Exercise.ID),
+			textcol.Plain(name),
+			{Text: verdict, Paint: paint},
+			textcol.Plain(fmt.Sprintf("%d/%d", eo.passedTests(), len(eo.Tests))),
+			textcol.Plain(fmt.Sprintf("%d/%d", pts, eo.Exercise.Points)),
+			{Text: progressBar(eo.passedTests(), len(eo.Tests), 8), Paint: barPaint},
 		})
 	}
-	if err := writeCells(w, rows); err != nil {
+	if err := textcol.Write(w, rows); err != nil {
 		return err
 	}
 

@@ -1,0 +1,121 @@
+package class
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+
+	"github.com/coursekit/course/grader"
+)
+
+// TimesError is a CSV of submission times that cannot be read, with the
+// line that says why.
+type TimesError struct {
+	Line int // 1-based; 0 for the file as a whole
+	Msg  string
+}
+
+func (e *TimesError) Error() string {
+	if e.Line == 0 {
+		return "submission times: " + e.Msg
+	}
+	return fmt.Sprintf("submission times, line %d: %s", e.Line, e.Msg)
+}
+
+// ReadTimes reads a CSV of when each submission was handed in: a header
+// with the columns "submission" and "submitted_at" (others are ignored),
+// then a row per submission with an RFC 3339 time ("2026-12-01T09:30:00Z",
+// or with an offset). A name twice, a time that is not RFC 3339 or a row
+// without the columns is a *TimesError.
+func ReadTimes(r io.Reader) (map[string]time.Time, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return nil, &TimesError{Msg: fmt.Sprintf("no header (%v)", err)}
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+	}
+	nameCol, ok1 := col["submission"]
+	timeCol, ok2 := col["submitted_at"]
+	if !ok1 || !ok2 {
+		return nil, &TimesError{Line: 1, Msg: fmt.Sprintf("the header %q needs the columns submission and submitted_at", strings.Join(header, ","))}
+	}
+	times := map[string]time.Time{}
+	lineOf := map[string]int{}
+	for {
+		row, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return times, nil
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			return nil, &TimesError{Line: line, Msg: err.Error()}
+		}
+		if len(row) <= max(nameCol, timeCol) {
+			return nil, &TimesError{Line: line, Msg: fmt.Sprintf("%d cells, want the submission and submitted_at columns", len(row))}
+		}
+		name := strings.TrimSpace(row[nameCol])
+		if name == "" {
+			return nil, &TimesError{Line: line, Msg: "no submission name"}
+		}
+		if first, dup := lineOf[name]; dup {
+			return nil, &TimesError{Line: line, Msg: fmt.Sprintf("submission %q again (first on line %d)", name, first)}
+		}
+		t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(row[timeCol]))
+		if err != nil {
+			return nil, &TimesError{Line: line, Msg: fmt.Sprintf("submitted_at %q of %q is not an RFC 3339 time such as 2026-12-01T09:30:00Z", row[timeCol], name)}
+		}
+		times[name], lineOf[name] = t, line
+	}
+}
+
+// CommitTime is the committer time of the last commit of the git
+// repository at dir (HEAD). It reads the repository with go-git and runs
+// no git program: a submission's .git/config may name programs that git
+// would run (a pager, a signature checker).
+func CommitTime(dir string) (time.Time, error) {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: not a git repository, so no commit time (%w)", dir, err)
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: no commit (%w)", dir, err)
+	}
+	c, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: reading commit %s: %w", dir, head.Hash(), err)
+	}
+	return c.Committer.When, nil
+}
+
+// ApplyLate takes the late penalty of policy from every graded result, due
+// at due and handed in when submittedAt says. A result whose time cannot be
+// told is not graded: without it the grade could be wrong either way.
+func ApplyLate(results []Result, policy grader.LatePolicy, due time.Time, submittedAt func(Result) (time.Time, error)) {
+	for i := range results {
+		r := &results[i]
+		if r.Err != nil {
+			continue
+		}
+		at, err := submittedAt(*r)
+		if err != nil {
+			r.Report, r.Err = nil, fmt.Errorf("cannot tell when it was handed in, so not whether it is late: %w", err)
+			continue
+		}
+		policy.Apply(r.Report, due, at)
+	}
+}
+
+// lateNote is the short note of a late submission in the class table.
+func lateNote(l *grader.Late) string {
+	return fmt.Sprintf("late %s: -%s%%", time.Duration(l.Late)*time.Second, grader.FormatPoints(l.Penalty*100))
+}

@@ -1,0 +1,136 @@
+package class
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/grader"
+)
+
+// fakeGrader grades from a table; a name it does not know cannot be graded.
+// Grade blocks while gate is open and unfed, so that a test decides when a
+// submission finishes.
+type fakeGrader struct {
+	reports map[string]*grader.Report
+	gate    chan struct{}
+	mu      sync.Mutex
+	started []string
+}
+
+func (f *fakeGrader) Grade(ctx context.Context, s *grader.Submission) (*grader.Report, error) {
+	f.mu.Lock()
+	f.started = append(f.started, s.Name)
+	f.mu.Unlock()
+	if f.gate != nil {
+		select {
+		case <-f.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if r, ok := f.reports[s.Name]; ok {
+		return r, nil
+	}
+	return nil, errors.New("the fake grader does not know " + s.Name)
+}
+
+func subs(names ...string) []*grader.Submission {
+	var out []*grader.Submission
+	for _, n := range names {
+		out = append(out, &grader.Submission{Name: n, Path: "submissions/" + n})
+	}
+	return out
+}
+
+func TestGradeAllGradesEverySubmissionOnce(t *testing.T) {
+	g := &fakeGrader{reports: map[string]*grader.Report{
+		"alice": report("alice", 1, pass71(), pass72()),
+		"bob":   report("bob", 1, fail71(grader.StatusFail), pass72()),
+	}}
+	var got []Result
+	for r := range GradeAll(context.Background(), g, subs("alice", "bob", "carol"), 2) {
+		got = append(got, r)
+	}
+	Sort(got)
+	require.Len(t, got, 3, "GradeAll(3 submissions) must send one result each")
+	assert.Equal(t, "alice", got[0].Name)
+	assert.NoError(t, got[0].Err)
+	assert.Equal(t, "carol", got[2].Name)
+	assert.ErrorContains(t, got[2].Err, "does not know carol", "a submission that cannot be graded comes with its error")
+	assert.ElementsMatch(t, []string{"alice", "bob", "carol"}, g.started)
+}
+
+func TestGradeAllStopsStartingWhenCancelled(t *testing.T) {
+	g := &fakeGrader{reports: map[string]*grader.Report{"a": report("a", 1, pass71())}, gate: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := GradeAll(ctx, g, subs("a", "b", "c"), 1)
+	g.gate <- struct{}{} // a finishes
+	first := <-out
+	assert.Equal(t, "a", first.Name)
+	cancel()
+	for r := range out {
+		t.Errorf("GradeAll after cancel sent %s; want nothing more: a result during an interruption describes the interruption", r.Name)
+	}
+	assert.LessOrEqual(t, len(g.started), 2, "no submission starts once the context is done")
+}
+
+func TestSplitRenamesReportsToTheClassName(t *testing.T) {
+	results := []Result{
+		{Name: "subs/alice.zip", Report: report("alice", 1, pass71())},
+		{Name: "bob", Err: errors.New("holds no demo.go\nsecond line")},
+	}
+	reports, notGraded := Split(results)
+	require.Len(t, reports, 1)
+	assert.Equal(t, "subs/alice.zip", reports[0].Submission, "two submissions named alice are told apart by path")
+	assert.Equal(t, "alice", results[0].Report.Submission, "Split copies: the result's report is unchanged")
+	assert.Equal(t, map[string]string{"bob": "holds no demo.go"}, notGraded)
+}
+
+func TestWriteJSONReadsBack(t *testing.T) {
+	results := []Result{
+		{Name: "alice", Path: "submissions/alice.zip", Report: report("alice", 1, pass71(), pass72())},
+		{Name: "bob", Path: "submissions/bob", Err: errors.New("holds no demo.go")},
+	}
+	var b bytes.Buffer
+	require.NoError(t, WriteJSON(&b, results))
+	reports, notGraded, err := ReadJSON(&b)
+	require.NoError(t, err, "ReadJSON(WriteJSON(class)): the class report is made from a saved --json")
+	require.Len(t, reports, 1)
+	assert.Equal(t, "alice", reports[0].Submission)
+	assert.Equal(t, map[string]string{"bob": "holds no demo.go"}, notGraded)
+}
+
+func TestWriteTableRowsNotesAndRates(t *testing.T) {
+	late := report("carol", 1, pass71(), pass72())
+	policy, err := grader.ParseLatePolicy("10%/day")
+	require.NoError(t, err)
+	due := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	policy.Apply(late, due, due.Add(26*time.Hour))
+	results := []Result{
+		{Name: "alice", Report: report("alice", 1, pass71(), pass72())},
+		{Name: "bob\x1b[2J", Report: report("bob", 1, fail71(grader.StatusFail), pass72())},
+		{Name: "carol", Report: late},
+		{Name: "dave", Err: errors.New("holds no demo.go")},
+	}
+	var b strings.Builder
+	require.NoError(t, WriteTable(&b, results, []string{"7.1", "7.2"}, grader.Style{}))
+	out := b.String()
+	assert.Regexp(t, `(?m)^SUBMISSION +7\.1 +7\.2 +SCORE +NOTE$`, out)
+	assert.Regexp(t, `(?m)^alice +pass +pass +20/20$`, out)
+	assert.NotContains(t, out, "\x1b", "a submission's name reaches the table only escaped")
+	assert.Regexp(t, `(?m)^carol +pass +pass +16/20 +late 26h0m0s: -20%$`, out, "a late submission says by how much and what it cost")
+	assert.Regexp(t, `(?m)^dave +- +- +- +not graded: holds no demo.go$`, out)
+}
+
+func TestElapsedLine(t *testing.T) {
+	assert.Equal(t, "graded 1 submission in 2.5s", Elapsed(1, 0, 2500*time.Millisecond))
+	assert.Equal(t, "graded 3 submissions in 10.0s, 1 could not be graded", Elapsed(3, 1, 10*time.Second))
+}
