@@ -42,29 +42,32 @@ type GradeOptions struct {
 	// Getenv reads the environment (NO_COLOR).
 	Getenv func(string) string
 
-	Paths     []string      // the submissions, as given
-	Format    string        // text, json, gradescope or junit
-	JSON      bool          // --json: the same as --format json
-	Output    string        // -o: write the report there instead of stdout
-	Exercises []string      // --lab: grade only these exercise ids
-	Timeout   time.Duration // per run of the test binary
-	Budget    time.Duration // all runs of one submission
-	Memory    string        // per run, e.g. "1GiB"
-	Jobs      int           // submissions graded at once
-	CSV       string        // a CSV file with one row per submission
-	HTML      string        // a class report page
-	RulesURL  string        // where the page links rules to
-	From      string        // a saved --json report to make the reports from, instead of grading
-	Force     bool          // overwrite an existing -o, --csv or --html file
-	Late      string        // a late policy, such as "10%/day, 0 after 3 days"
-	Due       string        // the due date (RFC 3339)
-	Times     string        // where submission times come from: git, gradescope[=PATH] or a CSV file
-	TestsDir  string        // an instructor's private tests
-	NoHidden  bool          // leave out the lab's hidden tests
-	Bonus     bool          // also grade the bonus exercises
-	Sandbox   string        // strict, best or off
-	NoSandbox bool          // the old spelling of --sandbox off
-	Chapter   string        // the lab to grade against
+	Paths      []string      // the submissions, as given
+	Format     string        // text, json, gradescope or junit
+	JSON       bool          // --json: the same as --format json
+	Output     string        // -o: write the report there instead of stdout
+	Exercises  []string      // --lab: grade only these exercise ids
+	Timeout    time.Duration // per run of the test binary
+	Budget     time.Duration // all runs of one submission
+	Memory     string        // per run, e.g. "1GiB"
+	Jobs       int           // submissions graded at once
+	CSV        string        // a CSV file with one row per submission
+	HTML       string        // a class report page
+	RulesURL   string        // where the page links rules to
+	From       string        // a saved --json report to make the reports from, instead of grading
+	Force      bool          // overwrite an existing -o, --csv or --html file
+	Update     bool          // --csv names an earlier table: replace the rows of the submissions graded now
+	OnlyFailed bool          // with --update: grade only the submissions whose earlier row is not full marks
+	Roster     string        // a class list joined to the --csv table
+	Late       string        // a late policy, such as "10%/day, 0 after 3 days"
+	Due        string        // the due date (RFC 3339)
+	Times      string        // where submission times come from: git, gradescope[=PATH] or a CSV file
+	TestsDir   string        // an instructor's private tests
+	NoHidden   bool          // leave out the lab's hidden tests
+	Bonus      bool          // also grade the bonus exercises
+	Sandbox    string        // strict, best or off
+	NoSandbox  bool          // the old spelling of --sandbox off
+	Chapter    string        // the lab to grade against
 }
 
 // NewCmdGrade returns the `course grade [flags] <submission>...` command.
@@ -139,6 +142,9 @@ command, interrupted). See docs/grading.md.`,
 	fl.StringVar(&opts.RulesURL, "rules-url", "", "where the --html page links each rule: `URL` of the lab's rule table, {lab} for the chapter (default docs/lab{lab}-rules.md)")
 	fl.StringVar(&opts.From, "from", "", "make the reports (text, --html, --format junit) from `FILE`, a saved --json report, instead of grading")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite an existing -o, --csv or --html file")
+	fl.BoolVar(&opts.Update, "update", false, "regrade: the --csv file holds earlier grades; replace the rows of the submissions given, keep the others")
+	fl.BoolVar(&opts.OnlyFailed, "only-failed", false, "with --update: of the submissions given, grade only those whose earlier row is not full marks")
+	fl.StringVar(&opts.Roster, "roster", "", "join the class list `FILE` (CSV with a submission column, and student ids, emails...) to the --csv table: a row for every student")
 	fl.StringVar(&opts.Late, "late", "", "take late penalties by `POLICY`, such as \"10%/day, 0 after 3 days, grace 10m\" (needs --times, and --due)")
 	fl.StringVar(&opts.Due, "due", "", "the due date, as an RFC 3339 `TIME` such as 2026-12-01T23:59:00Z")
 	fl.StringVar(&opts.Times, "times", "", "when each submission was handed in, from `SOURCE`: git (a workspace's last commit), gradescope (its submission metadata; gradescope=PATH) or a CSV file of submission,submitted_at")
@@ -191,6 +197,9 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	}
 	late, err := newLateRule(opts)
 	if err != nil {
+		return usageError(err)
+	}
+	if err := checkCSVFlags(opts); err != nil {
 		return usageError(err)
 	}
 	catalog, err := opts.Catalog()
@@ -265,12 +274,24 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 			iso.Name, strings.Join(iso.Missing, "; "))
 	}
 
-	var table *csvTable
+	var table csvSink
 	if opts.CSV != "" {
-		if table, err = createCSV(opts.CSV, opts.Force, ids); err != nil {
+		if table, err = openCSV(opts, ids); err != nil {
 			return usageError(err)
 		}
 		defer table.close()
+	}
+	if opts.OnlyFailed {
+		before := len(subs)
+		subs = slices.DeleteFunc(subs, func(s *grader.Submission) bool { return !table.(*csvUpdate).failed(s.Name) })
+		if len(subs) == 0 && len(unreadable) == 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "course grade: every submission given has full marks in %s: nothing to regrade\n", opts.CSV)
+			return nil
+		}
+		if skipped := before - len(subs); skipped > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "regrading %d of %d: %d had full marks in %s\n", len(subs), before, skipped, opts.CSV)
+		}
+		class = len(subs)+len(unreadable) > 1 || before > 1
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -620,7 +641,6 @@ func (l *lateRule) apply(r classpkg.Result) classpkg.Result {
 	return one[0]
 }
 
-
 // cannotGrade is exit status 2 for trouble that is not the command line's:
 // no go command, an interrupted run, a submission the grader could not grade.
 func cannotGrade(err error) *ExitError { return &ExitError{Code: ExitUsage, Err: err, NoHelp: true} }
@@ -724,7 +744,7 @@ func checkOutputs(opts *GradeOptions, paths []string) error {
 				return fmt.Errorf("%s %s: is inside submission %s, and grading never writes a submission", o.flag, o.path, p)
 			}
 		}
-		if _, err := os.Lstat(o.path); err == nil && !opts.Force {
+		if _, err := os.Lstat(o.path); err == nil && !opts.Force && (o.flag != "--csv" || !opts.Update) {
 			// One rule for every file the course tool writes.
 			return fmt.Errorf("%s %s: the file exists; use --force to overwrite it", o.flag, o.path)
 		}
@@ -867,30 +887,116 @@ func (p *barProgress) close() {
 	_ = p.bar.Finish()
 }
 
-// csvTable is the --csv file: a header, then a row per submission, each
-// flushed to the file as soon as it is written.
+// csvSink is the --csv file: a row per submission as it is graded.
+type csvSink interface {
+	add(r classpkg.Result) error
+	close() error
+}
+
+// checkCSVFlags refuses --update, --only-failed and --roster where they
+// mean nothing.
+func checkCSVFlags(opts *GradeOptions) error {
+	switch {
+	case opts.Update && opts.CSV == "":
+		return errors.New("--update regrades into an earlier --csv file: name it with --csv")
+	case opts.OnlyFailed && !opts.Update:
+		return errors.New("--only-failed reads what failed from an earlier --csv file: use it with --update --csv FILE")
+	case opts.Roster != "" && opts.CSV == "":
+		return errors.New("--roster joins the class list to the --csv table: name it with --csv")
+	case opts.Update && opts.Force:
+		return errors.New("--update keeps the other rows of the --csv file and --force would start it again: use one of them")
+	}
+	return nil
+}
+
+// openCSV opens the --csv file: a new table, or with --update the earlier
+// one, read whole (and written back whole when grading ends).
+func openCSV(opts *GradeOptions, ids []string) (csvSink, error) {
+	var ros *classpkg.Roster
+	if opts.Roster != "" {
+		f, err := os.Open(opts.Roster)
+		if err != nil {
+			return nil, fmt.Errorf("--roster: %w", err)
+		}
+		ros, err = classpkg.ReadRoster(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--roster: %w", err)
+		}
+	}
+	if opts.Update {
+		f, err := os.Open(opts.CSV)
+		if err != nil {
+			return nil, fmt.Errorf("--csv --update: %w", err)
+		}
+		book, err := classpkg.ReadGradebook(f, ids)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--csv --update: %w", err)
+		}
+		if ros != nil && book.Roster != len(ros.Columns()) {
+			return nil, fmt.Errorf("--csv %s has %d roster columns and --roster %s has %d: regrade with the roster the table was made with, or without --roster", opts.CSV, book.Roster, opts.Roster, len(ros.Columns()))
+		}
+		return &csvUpdate{path: opts.CSV, book: book, ids: ids, roster: ros}, nil
+	}
+	return createCSV(opts.CSV, opts.Force, ids, ros, opts.IO.ErrOut)
+}
+
+// csvRow is r's row under grader.CSVHeader(ids).
+func csvRow(r classpkg.Result, ids []string) []string {
+	if r.Err != nil {
+		return grader.ErrorCSVRow(r.Name, ids, r.Err)
+	}
+	row := grader.CSVRow(r.Report, ids)
+	row[0] = grader.CSVCell(r.Name)
+	return row
+}
+
+// withRoster puts the roster's cells of row's submission after its name;
+// ok is false when the roster has no such submission.
+func withRoster(row []string, ros *classpkg.Roster, name string) (out []string, ok bool) {
+	cells, ok := ros.Lookup(name)
+	if !ok {
+		cells = make([]string, len(ros.Columns()))
+	}
+	out = append([]string{row[0]}, cells...)
+	return append(out, row[1:]...), ok
+}
+
+// csvTable is a new --csv file: a header, then a row per submission, each
+// flushed to the file as soon as it is written; with a roster, a row for
+// each student who handed nothing in when it is closed.
 type csvTable struct {
-	f   *os.File
-	w   *csv.Writer
-	ids []string
+	f       *os.File
+	w       *csv.Writer
+	ids     []string
+	roster  *classpkg.Roster
+	names   []string // graded or not, in the order written
+	unknown []string // submissions the roster does not list
+	warn    io.Writer
 }
 
 // createCSV creates the CSV file (refusing an existing one unless force)
 // and writes its header.
-func createCSV(p string, force bool, ids []string) (*csvTable, error) {
+func createCSV(p string, force bool, ids []string, ros *classpkg.Roster, warn io.Writer) (*csvTable, error) {
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if force {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	}
 	f, err := os.OpenFile(p, flags, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("--csv %s: the file exists; use --force to overwrite it", p)
+		return nil, fmt.Errorf("--csv %s: the file exists; use --force to overwrite it, or --update to regrade into it", p)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--csv: %w", err)
 	}
-	t := &csvTable{f: f, w: csv.NewWriter(f), ids: ids}
-	if err := t.write(grader.CSVHeader(ids)); err != nil {
+	t := &csvTable{f: f, w: csv.NewWriter(f), ids: ids, roster: ros, warn: warn}
+	header := grader.CSVHeader(ids)
+	if ros != nil {
+		header, _ = withRoster(header, ros, "")
+		copy(header[1:], ros.Columns())
+	}
+	if err := t.write(header); err != nil {
 		t.close()
 		return nil, fmt.Errorf("--csv %s: %w", p, err)
 	}
@@ -898,11 +1004,14 @@ func createCSV(p string, force bool, ids []string) (*csvTable, error) {
 }
 
 func (t *csvTable) add(r classpkg.Result) error {
-	if r.Err != nil {
-		return t.write(grader.ErrorCSVRow(r.Name, t.ids, r.Err))
+	row := csvRow(r, t.ids)
+	t.names = append(t.names, r.Name)
+	if t.roster != nil {
+		var ok bool
+		if row, ok = withRoster(row, t.roster, r.Name); !ok {
+			t.unknown = append(t.unknown, r.Name)
+		}
 	}
-	row := grader.CSVRow(r.Report, t.ids)
-	row[0] = grader.CSVCell(r.Name)
 	return t.write(row)
 }
 
@@ -914,14 +1023,63 @@ func (t *csvTable) write(row []string) error {
 	return t.w.Error()
 }
 
-// close closes the file once; later calls do nothing.
+// close closes the file once; later calls do nothing. With a roster it
+// first adds a row for every student with no submission.
 func (t *csvTable) close() error {
 	if t.f == nil {
 		return nil
 	}
-	err := t.f.Close()
+	var err error
+	if t.roster != nil {
+		_, joined, _ := classpkg.JoinRoster(grader.CSVHeader(t.ids), nil, t.roster)
+		for _, row := range joined {
+			if !slices.Contains(t.names, row[0]) && err == nil {
+				err = t.write(row)
+			}
+		}
+		if len(t.unknown) > 0 {
+			names := make([]string, len(t.unknown))
+			for i, n := range t.unknown {
+				names[i] = grader.Printable(n)
+			}
+			fmt.Fprintf(t.warn, "warning: not in the roster, so without a student's id: %s\n", strings.Join(names, ", "))
+		}
+	}
+	err = errors.Join(err, t.f.Close())
 	t.f = nil
 	return err
+}
+
+// csvUpdate is --csv with --update: the earlier table, its rows replaced
+// by the submissions graded now and written back whole, atomically, when
+// grading ends, so that an interrupted regrade keeps every other row.
+type csvUpdate struct {
+	path   string
+	book   *classpkg.Gradebook
+	ids    []string
+	roster *classpkg.Roster
+	done   bool
+}
+
+func (u *csvUpdate) failed(name string) bool {
+	failed, known := u.book.Failed(name)
+	return failed || !known
+}
+
+func (u *csvUpdate) add(r classpkg.Result) error {
+	row := csvRow(r, u.ids)
+	if u.roster != nil {
+		row, _ = withRoster(row, u.roster, r.Name)
+	}
+	return u.book.Put(row)
+}
+
+func (u *csvUpdate) close() error {
+	if u.done {
+		return nil
+	}
+	u.done = true
+	return writeAtomic(u.path, func(w io.Writer, _ string) error { return u.book.Write(w) })
 }
 
 // writeFileAtomic writes the report file p atomically (see writeAtomic).

@@ -12,10 +12,14 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -638,4 +642,162 @@ func TestGradeWarnsWhenTheSandboxIsNotFull(t *testing.T) {
 	assert.Regexp(t, `^warning: grading with isolation none: [^;\n]*; not protected: the grader's own user and files; `, r.stderr,
 		"grade --sandbox off must say on stderr what the verdict is not protected from")
 	assert.Contains(t, r.stdout, "isolation: none", "the report names the level too")
+}
+
+// Regrades: --update replaces the rows of the submissions given and keeps
+// the others; --only-failed grades only those that were not full marks.
+func TestGradeRegradesIntoTheCSV(t *testing.T) {
+	slow(t)
+	src := labSources(t)
+	dir := t.TempDir()
+	alice := loneFile(t, dir, "alice", src.solution)
+	bob := loneFile(t, dir, "bob", src.stub)
+	carol := loneFile(t, dir, "carol", src.solution)
+	table := filepath.Join(t.TempDir(), "grades.csv")
+
+	r := run(t, nil, "grade", "--lab", "10.1", "--csv", table, alice, bob, carol)
+	require.Equal(t, 1, r.code, r.stderr)
+	before := readCSV(t, table)
+
+	r = run(t, nil, "grade", "--lab", "10.1", "--csv", table, bob)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "--csv "+table+": the file exists; use --force to overwrite it", "a second run never overwrites the table by accident")
+
+	require.NoError(t, os.WriteFile(bob, src.solution, 0o644)) // bob fixes his file
+	r = run(t, nil, "grade", "--lab", "10.1", "--csv", table, "--update", "--only-failed", alice, bob, carol)
+	require.Equal(t, 0, r.code, r.stderr+r.stdout)
+	assert.Contains(t, r.stderr, "regrading 1 of 3: 2 had full marks in "+table)
+	assert.Contains(t, r.stderr, "graded bob 15/15", "only bob is graded again")
+	assert.NotContains(t, r.stderr, "graded alice")
+	after := readCSV(t, table)
+	require.Len(t, after, len(before), "rows are replaced, not added")
+	assert.Equal(t, before[0], after[0])
+	for i, row := range before[1:] {
+		switch row[0] {
+		case "bob":
+			assert.Equal(t, []string{"bob", "0", "0", "15", "", "", ""}, row, "bob's first grade")
+			assert.Equal(t, []string{"bob", "15", "15", "15", "", "", ""}, after[1+i], "bob's row is replaced in place")
+		default:
+			assert.Equal(t, row, after[1+i], "%s's row stays as it was", row[0])
+		}
+	}
+
+	r = run(t, nil, "grade", "--lab", "10.2", "--csv", table, "--update", bob)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "the file was written for other exercises", "a table of other exercises is refused, never mixed")
+	assert.Equal(t, after, readCSV(t, table), "a refused regrade leaves the table alone")
+}
+
+// --roster: a row for every student, with the roster's columns.
+func TestGradeRosterGivesEveryStudentARow(t *testing.T) {
+	slow(t)
+	src := labSources(t)
+	dir := t.TempDir()
+	alice := loneFile(t, dir, "alice", src.solution)
+	zoe := loneFile(t, dir, "zoe", src.stub)
+	roster := filepath.Join(dir, "roster.csv")
+	require.NoError(t, os.WriteFile(roster, []byte("Submission,student_id,email\nalice,1001,alice@uni.edu\nbob,1002,bob@uni.edu\n"), 0o644))
+	table := filepath.Join(t.TempDir(), "grades.csv")
+
+	r := run(t, nil, "grade", "--lab", "10.1", "--csv", table, "--roster", roster, alice, zoe)
+	require.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "warning: not in the roster, so without a student's id: zoe")
+	assert.Equal(t, [][]string{
+		{"submission", "student_id", "email", "10.1", "score", "max_score", "raw_score", "late_penalty", "note"},
+		{"alice", "1001", "alice@uni.edu", "15", "15", "15", "", "", ""},
+		{"zoe", "", "", "0", "0", "15", "", "", ""},
+		{"bob", "1002", "bob@uni.edu", "", "", "", "", "", "no submission"},
+	}, sortedCSV(readCSV(t, table), 2))
+}
+
+// sortedCSV sorts the graded rows (after the header, before the first of
+// the rows written at the end) by name: they come as grading finishes.
+func sortedCSV(rows [][]string, graded int) [][]string {
+	sort.Slice(rows[1:1+graded], func(i, j int) bool { return rows[1+i][0] < rows[1+j][0] })
+	return rows
+}
+
+// Late penalties from a CSV of submission times, from git and from
+// Gradescope's metadata.
+func TestGradeLatePenalties(t *testing.T) {
+	slow(t)
+	src := labSources(t)
+	dir := t.TempDir()
+	alice := loneFile(t, dir, "alice", src.solution)
+	bob := loneFile(t, dir, "bob", src.solution)
+	times := filepath.Join(dir, "times.csv")
+	require.NoError(t, os.WriteFile(times, []byte("submission,submitted_at\nalice,2026-12-01T10:00:00Z\n"), 0o644))
+	table := filepath.Join(t.TempDir(), "grades.csv")
+
+	r := run(t, nil, "grade", "--lab", "10.1", "--late", "10%/day, 0 after 3 days", "--due", "2026-11-30T23:59:00Z",
+		"--times", times, "--csv", table, alice, bob)
+	assert.Equal(t, 2, r.code, "bob's time is not in the file: he cannot be graded")
+	assert.Regexp(t, `(?m)^alice +pass +13\.5/15 +late 10h1m0s: -10%$`, r.stdout)
+	assert.Regexp(t, `(?m)^bob +- +- +not graded: cannot tell when it was handed in, so not whether it is late: .*times.csv has no row for bob$`, r.stdout)
+	rows := readCSV(t, table)
+	byName := map[string][]string{rows[1][0]: rows[1], rows[2][0]: rows[2]}
+	assert.Equal(t, []string{"alice", "15", "13.5", "15", "15", "10%", ""}, byName["alice"],
+		"the exercise's points as graded, then the score after the penalty, the raw score and the penalty in their columns")
+
+	// git: a workspace's last commit.
+	ws := workspace(t, t.TempDir(), "carol", src.solution)
+	repo, err := git.PlainInit(ws, false)
+	require.NoError(t, err)
+	wt, err := repo.Worktree()
+	require.NoError(t, err)
+	sig := &object.Signature{Name: "carol", Email: "c@x", When: time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)}
+	_, err = wt.Commit("hand in", &git.CommitOptions{AllowEmptyCommits: true, Author: sig, Committer: sig})
+	require.NoError(t, err)
+	r = run(t, nil, "grade", "--lab", "10.1", "--late", "10%/day, 0 after 3 days", "--due", "2026-11-30T23:59:00Z", "--times", "git", ws)
+	assert.Equal(t, 0, r.code, r.stderr+r.stdout)
+	assert.Regexp(t, `(?m)^score 0/15 `, r.stdout, "more than 3 days late: nothing")
+	assert.Contains(t, r.stdout, "late by 84h1m0s: 100% taken")
+
+	// Gradescope: the due date and the time from its metadata.
+	meta := filepath.Join(dir, "submission_metadata.json")
+	require.NoError(t, os.WriteFile(meta, []byte(`{"created_at": "2026-12-01T12:00:00Z", "assignment": {"due_date": "2026-12-01T00:00:00Z"}, "users": [{"assignment": {"due_date": "2026-12-02T00:00:00Z"}}]}`), 0o644))
+	out := filepath.Join(t.TempDir(), "results.json")
+	r = run(t, nil, "grade", "--lab", "10.1", "--late", "10%/day", "--times", "gradescope="+meta, "--format", "gradescope", "-o", out, alice)
+	require.Equal(t, 0, r.code, r.stderr)
+	var res struct {
+		Score float64 `json:"score"`
+	}
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &res))
+	assert.Equal(t, 15.0, res.Score, "the student's extension (due 12-02) makes 12-01 12:00 on time")
+}
+
+// A class report page, then the same from the saved --json.
+func TestGradeClassHTMLAndFromJSON(t *testing.T) {
+	slow(t)
+	src := labSources(t)
+	dir := t.TempDir()
+	alice := loneFile(t, dir, "alice", src.solution)
+	bob := loneFile(t, dir, "bob", src.stub)
+	out := t.TempDir()
+	saved, page := filepath.Join(out, "class.json"), filepath.Join(out, "class.html")
+
+	r := run(t, nil, "grade", "--lab", "10.1", "--json", "-o", saved, "--html", page, alice, bob)
+	require.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "2 graded: mean 7.5, median 7.5 of 15", "a class run ends with the class summed up, on stderr beside --json")
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "<svg", "the page draws its charts inline")
+	assert.Contains(t, string(html), "bob")
+	assert.NotContains(t, string(html), "<script", "no script")
+
+	again := filepath.Join(out, "again.html")
+	r = run(t, nil, "grade", "--from", saved, "--html", again)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `(?m)^alice +pass +15/15$`, r.stdout)
+	assert.Contains(t, r.stdout, "2 graded: mean 7.5, median 7.5 of 15")
+	second, err := os.ReadFile(again)
+	require.NoError(t, err)
+	assert.Equal(t, string(html), string(second), "the page made from the saved report is the page made while grading")
+
+	r = run(t, nil, "grade", "--from", saved, "--format", "junit")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, 2, strings.Count(r.stdout, "<testsuite "), "one suite per submission in one file")
+	assert.Contains(t, r.stdout, `<testsuite name="bob"`)
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coursekit/course/grader"
-	"github.com/coursekit/course/grader/textcol"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/textcol"
 )
 
 // StatusOptions are the inputs of `course status`.
