@@ -223,7 +223,7 @@ func TestProofSolutionPassesEveryTestWithRace(t *testing.T) {
 func proofSolutionPassesEveryTestWithRace(t *testing.T, l *lab.Lab) {
 	sol := releasetest.Solution(t, l) // skips in a student release, which has none
 	if bytes.Contains(sol, []byte("ErrNotImplemented")) {
-		t.Errorf("solutions/%s/%s still returns ErrNotImplemented: the reference solution is not finished", l.Slug, l.Editable[0])
+		t.Errorf("solutions/%s/%s mentions ErrNotImplemented, the stub's error: a finished reference solution neither returns it nor keeps the stub's helper that does (remove it, then refresh the mutants)", l.Slug, l.Editable[0])
 	}
 	dir := filepath.Join(t.TempDir(), "solution")
 	require.NoError(t, l.WriteGradingDir(dir, sol, true))
@@ -274,8 +274,7 @@ func proofTestNamesNeverClashWithAStudentsNames(t *testing.T, l *lab.Lab) {
 	sol := releasetest.Solution(t, l) // skips in a student release, which has none
 	names, err := l.TestFileNames()
 	require.NoError(t, err)
-	require.True(t, slices.ContainsFunc(names, func(n string) bool { return !strings.HasPrefix(n, "Test") }),
-		"lab %s: the names of the tests' own helpers are among %v", l.Chapter, names)
+	require.NotEmpty(t, names, "lab %s: TestFileNames found no declaration in the lab's test files", l.Chapter)
 
 	// A name the package itself declares (a given file, or the solution's
 	// own helper) cannot be declared twice in it; the test files cannot

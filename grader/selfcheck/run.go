@@ -47,7 +47,8 @@ type Result struct {
 	// Detail says what happened: the tests that killed a mutant, the tests
 	// a solution failed, the tests that passed on the stub.
 	Detail string
-	// KilledBy lists, for a mutant, the failing tests of its exercise.
+	// KilledBy lists, for a mutant, the tests of its exercise that ran
+	// and failed.
 	KilledBy []string
 	// Failing and Total count the candidate's failing tests and all tests.
 	Failing, Total int
@@ -347,7 +348,9 @@ func judge(c Candidate, rep *grader.Report, rulesOf map[string][]string) Result 
 				continue
 			}
 			for _, t := range ex.Tests {
-				if t.Status != grader.StatusPass {
+				// A test that did not run (a hidden one, after a public
+				// test failed) killed nothing.
+				if t.Status != grader.StatusPass && t.Status != grader.StatusNotRun {
 					r.KilledBy = append(r.KilledBy, t.Name)
 				}
 			}

@@ -217,12 +217,27 @@ func TestGradeJUnitOfARejectedFile(t *testing.T) {
 	assert.True(t, strings.HasPrefix(string(data), "<?xml"))
 }
 
-func TestGradeJUnitIsOneSubmission(t *testing.T) {
+// A class in JUnit: one file, a suite per submission, each rejected file's
+// verdict an <error> (no test ran), the people's summary on stderr.
+func TestGradeJUnitOfAClass(t *testing.T) {
 	dir := t.TempDir()
 	src := labSources(t)
 	r := run(t, nil, "grade", "--format", "junit", loneFile(t, dir, "a", src.rejected), loneFile(t, dir, "b", src.rejected))
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "--format junit grades one submission (one XML report each), not 2")
+	require.Equal(t, 1, r.code, r.stderr)
+	var doc struct {
+		Suites []struct {
+			Name   string `xml:"name,attr"`
+			Errors int    `xml:"errors,attr"`
+		} `xml:"testsuite"`
+	}
+	require.NoError(t, xml.Unmarshal([]byte(r.stdout), &doc), r.stdout)
+	require.Len(t, doc.Suites, 2, "one suite per submission")
+	assert.Equal(t, "a", doc.Suites[0].Name)
+	assert.Equal(t, "b", doc.Suites[1].Name)
+	for _, s := range doc.Suites {
+		assert.Positive(t, s.Errors, "%s was rejected before building: its verdict is an error, not a failure", s.Name)
+	}
+	assert.Contains(t, r.stderr, "2 graded: mean 0, median 0 of 100", "the summary goes to stderr beside the XML")
 }
 
 func TestGradeJUnitOfTheSolution(t *testing.T) {
