@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -118,4 +119,55 @@ func ApplyLate(results []Result, policy grader.LatePolicy, due time.Time, submit
 // lateNote is the short note of a late submission in the class table.
 func lateNote(l *grader.Late) string {
 	return fmt.Sprintf("late %s: -%s%%", time.Duration(l.Late)*time.Second, grader.FormatPoints(l.Penalty*100))
+}
+
+// Late is a late policy, the due date and where the time each submission
+// was handed in comes from.
+type Late struct {
+	Policy      grader.LatePolicy
+	Due         time.Time
+	SubmittedAt func(Result) (time.Time, error)
+}
+
+// Apply takes the penalty from r's score, or makes r not graded when its
+// time cannot be told.
+func (l *Late) Apply(r Result) Result {
+	one := []Result{r}
+	ApplyLate(one, l.Policy, l.Due, l.SubmittedAt)
+	return one[0]
+}
+
+// TimesFromFile reads a CSV of submission times (see ReadTimes) and
+// returns the time of a result by its name.
+func TimesFromFile(path string) (func(Result) (time.Time, error), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	times, err := ReadTimes(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return func(r Result) (time.Time, error) {
+		t, ok := times[r.Name]
+		if !ok {
+			return time.Time{}, fmt.Errorf("%s has no row for %s", path, r.Name)
+		}
+		return t, nil
+	}, nil
+}
+
+// GitTime is the time a result was handed in by its workspace's last
+// commit. Only a directory has one: a lone file or an archive does not,
+// and the repository holding it is not the student's.
+func GitTime(r Result) (time.Time, error) {
+	fi, err := os.Lstat(r.Path)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !fi.IsDir() {
+		return time.Time{}, fmt.Errorf("%s is not a directory: only a workspace cloned with git has a last commit", r.Path)
+	}
+	return CommitTime(r.Path)
 }

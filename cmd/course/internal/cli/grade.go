@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -13,14 +12,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/coursekit/course/grader"
 	classpkg "github.com/coursekit/course/grader/class"
@@ -283,7 +279,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	}
 	if opts.OnlyFailed {
 		before := len(subs)
-		subs = slices.DeleteFunc(subs, func(s *grader.Submission) bool { return !table.(*csvUpdate).failed(s.Name) })
+		subs = slices.DeleteFunc(subs, func(s *grader.Submission) bool { return !table.(*csvUpdate).Failed(s.Name) })
 		if len(subs) == 0 && len(unreadable) == 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "course grade: every submission given has full marks in %s: nothing to regrade\n", opts.CSV)
 			return nil
@@ -306,7 +302,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	var results []classpkg.Result
 	record := func(r classpkg.Result) error {
 		if late != nil {
-			r = late.apply(r)
+			r = late.Apply(r)
 		}
 		results = append(results, r)
 		if table != nil {
@@ -556,15 +552,8 @@ func reports0Lab(reports []*grader.Report, chapter string) string {
 	return reports[0].Lab
 }
 
-// lateRule is --late with where the times come from.
-type lateRule struct {
-	policy      grader.LatePolicy
-	due         time.Time
-	submittedAt func(classpkg.Result) (time.Time, error)
-}
-
 // newLateRule reads --late, --due and --times; nil without --late.
-func newLateRule(opts *GradeOptions) (*lateRule, error) {
+func newLateRule(opts *GradeOptions) (*classpkg.Late, error) {
 	if opts.Late == "" {
 		if opts.Due != "" || opts.Times != "" {
 			return nil, errors.New("--due and --times say when work was due and handed in: they need --late POLICY")
@@ -575,9 +564,9 @@ func newLateRule(opts *GradeOptions) (*lateRule, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--late: %w", err)
 	}
-	rule := &lateRule{policy: policy}
+	rule := &classpkg.Late{Policy: policy}
 	if opts.Due != "" {
-		if rule.due, err = time.Parse(time.RFC3339, opts.Due); err != nil {
+		if rule.Due, err = time.Parse(time.RFC3339, opts.Due); err != nil {
 			return nil, fmt.Errorf("--due %q: want an RFC 3339 time such as 2026-12-01T23:59:00Z or 2026-12-01T23:59:00+08:00", opts.Due)
 		}
 	}
@@ -594,51 +583,21 @@ func newLateRule(opts *GradeOptions) (*lateRule, error) {
 			return nil, fmt.Errorf("--times %s: %w", src, err)
 		}
 		if opts.Due == "" {
-			rule.due = due // the assignment's, or the student's extension
+			rule.Due = due // the assignment's, or the student's extension
 		}
-		rule.submittedAt = func(classpkg.Result) (time.Time, error) { return submitted, nil }
+		rule.SubmittedAt = func(classpkg.Result) (time.Time, error) { return submitted, nil }
 		return rule, nil
 	case src == "git":
-		rule.submittedAt = func(r classpkg.Result) (time.Time, error) {
-			fi, err := os.Lstat(r.Path)
-			if err != nil {
-				return time.Time{}, err
-			}
-			if !fi.IsDir() {
-				return time.Time{}, fmt.Errorf("%s is not a directory: only a workspace cloned with git has a last commit", r.Path)
-			}
-			return classpkg.CommitTime(r.Path)
-		}
+		rule.SubmittedAt = classpkg.GitTime
 	default:
-		f, err := os.Open(src)
-		if err != nil {
+		if rule.SubmittedAt, err = classpkg.TimesFromFile(src); err != nil {
 			return nil, fmt.Errorf("--times: %w", err)
-		}
-		defer f.Close()
-		times, err := classpkg.ReadTimes(f)
-		if err != nil {
-			return nil, fmt.Errorf("--times %s: %w", src, err)
-		}
-		rule.submittedAt = func(r classpkg.Result) (time.Time, error) {
-			t, ok := times[r.Name]
-			if !ok {
-				return time.Time{}, fmt.Errorf("%s has no row for %s", src, r.Name)
-			}
-			return t, nil
 		}
 	}
 	if opts.Due == "" {
 		return nil, errors.New("--late needs --due, the due date as an RFC 3339 time such as 2026-12-01T23:59:00Z (only --times gradescope reads it from Gradescope)")
 	}
 	return rule, nil
-}
-
-// apply takes the penalty from r's score, or makes r not graded when its
-// time cannot be told.
-func (l *lateRule) apply(r classpkg.Result) classpkg.Result {
-	one := []classpkg.Result{r}
-	classpkg.ApplyLate(one, l.policy, l.due, l.submittedAt)
-	return one[0]
 }
 
 // cannotGrade is exit status 2 for trouble that is not the command line's:
@@ -789,104 +748,6 @@ func gradescopeError(err error, files string) grader.GradescopeResults {
 	}
 }
 
-// A terminal is a stream that says whether it is one; an *os.File is
-// asked with term.IsTerminal.
-type terminal interface{ IsTerminal() bool }
-
-func isTerminal(w io.Writer) bool {
-	switch s := w.(type) {
-	case terminal:
-		return s.IsTerminal()
-	case interface{ Fd() uintptr }:
-		return term.IsTerminal(int(s.Fd()))
-	}
-	return false
-}
-
-// progress reports submissions as they finish.
-type progress interface {
-	done(r classpkg.Result, n, total int)
-	close()
-}
-
-// newProgress is a bar on a terminal; elsewhere one line per submission
-// for a class, and nothing for one submission.
-func newProgress(w io.Writer, class bool, total int, desc string) progress {
-	if isTerminal(w) {
-		return newBar(w, total, class, desc)
-	}
-	if class {
-		return lineProgress{w}
-	}
-	return lineProgress{io.Discard}
-}
-
-type lineProgress struct{ w io.Writer }
-
-func (p lineProgress) done(r classpkg.Result, n, total int) {
-	fmt.Fprintf(p.w, "%s (%d of %d)\n", doneLine(r), n, total)
-}
-
-func (lineProgress) close() {}
-
-func doneLine(r classpkg.Result) string {
-	name := grader.Printable(r.Name)
-	if r.Err != nil {
-		return "not graded " + name + ": " + grader.Printable(firstLine(r.Err.Error()))
-	}
-	return fmt.Sprintf("graded %s %s/%d", name, grader.FormatPoints(r.Report.Score), r.Report.MaxScore)
-}
-
-// barProgress is a progress bar, redrawn every second so that its clock
-// moves while a long submission runs, and cleared when grading ends.
-type barProgress struct {
-	bar  *progressbar.ProgressBar
-	stop chan struct{}
-	wg   sync.WaitGroup
-}
-
-func newBar(w io.Writer, total int, class bool, desc string) *barProgress {
-	p := &barProgress{
-		bar: progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription(desc),
-			progressbar.OptionSetWidth(30),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetElapsedTime(true),
-			progressbar.OptionSetPredictTime(class),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-			progressbar.OptionSetRenderBlankState(true),
-		),
-		stop: make(chan struct{}),
-	}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-tick.C:
-				_ = p.bar.Add(0)
-			case <-p.stop:
-				return
-			}
-		}
-	}()
-	return p
-}
-
-func (p *barProgress) done(r classpkg.Result, n, total int) {
-	_ = p.bar.Add(1)
-}
-
-func (p *barProgress) close() {
-	close(p.stop)
-	p.wg.Wait()
-	_ = p.bar.Finish()
-}
-
 // csvSink is the --csv file: a row per submission as it is graded.
 type csvSink interface {
 	add(r classpkg.Result) error
@@ -934,152 +795,75 @@ func openCSV(opts *GradeOptions, ids []string) (csvSink, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--csv --update: %w", err)
 		}
-		if ros != nil && book.Roster != len(ros.Columns()) {
-			return nil, fmt.Errorf("--csv %s has %d roster columns and --roster %s has %d: regrade with the roster the table was made with, or without --roster", opts.CSV, book.Roster, opts.Roster, len(ros.Columns()))
+		g, err := classpkg.NewRegrade(book, ids, ros)
+		if err != nil {
+			return nil, fmt.Errorf("--csv %s --roster %s: %w", opts.CSV, opts.Roster, err)
 		}
-		return &csvUpdate{path: opts.CSV, book: book, ids: ids, roster: ros}, nil
+		return &csvUpdate{path: opts.CSV, Regrade: g}, nil
 	}
-	return createCSV(opts.CSV, opts.Force, ids, ros, opts.IO.ErrOut)
-}
-
-// csvRow is r's row under grader.CSVHeader(ids).
-func csvRow(r classpkg.Result, ids []string) []string {
-	if r.Err != nil {
-		return grader.ErrorCSVRow(r.Name, ids, r.Err)
-	}
-	row := grader.CSVRow(r.Report, ids)
-	row[0] = grader.CSVCell(r.Name)
-	return row
-}
-
-// withRoster puts the roster's cells of row's submission after its name;
-// ok is false when the roster has no such submission.
-func withRoster(row []string, ros *classpkg.Roster, name string) (out []string, ok bool) {
-	cells, ok := ros.Lookup(name)
-	if !ok {
-		cells = make([]string, len(ros.Columns()))
-	}
-	out = append([]string{row[0]}, cells...)
-	return append(out, row[1:]...), ok
-}
-
-// csvTable is a new --csv file: a header, then a row per submission, each
-// flushed to the file as soon as it is written; with a roster, a row for
-// each student who handed nothing in when it is closed.
-type csvTable struct {
-	f       *os.File
-	w       *csv.Writer
-	ids     []string
-	roster  *classpkg.Roster
-	names   []string // graded or not, in the order written
-	unknown []string // submissions the roster does not list
-	warn    io.Writer
-}
-
-// createCSV creates the CSV file (refusing an existing one unless force)
-// and writes its header.
-func createCSV(p string, force bool, ids []string, ros *classpkg.Roster, warn io.Writer) (*csvTable, error) {
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if force {
+	if opts.Force {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	}
-	f, err := os.OpenFile(p, flags, 0o644)
+	f, err := os.OpenFile(opts.CSV, flags, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("--csv %s: the file exists; use --force to overwrite it, or --update to regrade into it", p)
+		return nil, fmt.Errorf("--csv %s: the file exists; use --force to overwrite it, or --update to regrade into it", opts.CSV)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--csv: %w", err)
 	}
-	t := &csvTable{f: f, w: csv.NewWriter(f), ids: ids, roster: ros, warn: warn}
-	header := grader.CSVHeader(ids)
-	if ros != nil {
-		header, _ = withRoster(header, ros, "")
-		copy(header[1:], ros.Columns())
+	t, err := classpkg.NewTable(f, ids, ros)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--csv %s: %w", opts.CSV, err)
 	}
-	if err := t.write(header); err != nil {
-		t.close()
-		return nil, fmt.Errorf("--csv %s: %w", p, err)
-	}
-	return t, nil
+	return &csvTable{f: f, Table: t, warn: opts.IO.ErrOut}, nil
 }
 
-func (t *csvTable) add(r classpkg.Result) error {
-	row := csvRow(r, t.ids)
-	t.names = append(t.names, r.Name)
-	if t.roster != nil {
-		var ok bool
-		if row, ok = withRoster(row, t.roster, r.Name); !ok {
-			t.unknown = append(t.unknown, r.Name)
-		}
-	}
-	return t.write(row)
+// csvTable is a new --csv file, written row by row.
+type csvTable struct {
+	*classpkg.Table
+	f    *os.File
+	warn io.Writer
 }
 
-func (t *csvTable) write(row []string) error {
-	if err := t.w.Write(row); err != nil {
-		return err
-	}
-	t.w.Flush()
-	return t.w.Error()
-}
+func (t *csvTable) add(r classpkg.Result) error { return t.Add(r) }
 
-// close closes the file once; later calls do nothing. With a roster it
-// first adds a row for every student with no submission.
+// close finishes the table and closes the file once; later calls do nothing.
 func (t *csvTable) close() error {
 	if t.f == nil {
 		return nil
 	}
-	var err error
-	if t.roster != nil {
-		_, joined, _ := classpkg.JoinRoster(grader.CSVHeader(t.ids), nil, t.roster)
-		for _, row := range joined {
-			if !slices.Contains(t.names, row[0]) && err == nil {
-				err = t.write(row)
-			}
+	unknown, err := t.Finish()
+	if len(unknown) > 0 {
+		names := make([]string, len(unknown))
+		for i, n := range unknown {
+			names[i] = grader.Printable(n)
 		}
-		if len(t.unknown) > 0 {
-			names := make([]string, len(t.unknown))
-			for i, n := range t.unknown {
-				names[i] = grader.Printable(n)
-			}
-			fmt.Fprintf(t.warn, "warning: not in the roster, so without a student's id: %s\n", strings.Join(names, ", "))
-		}
+		fmt.Fprintf(t.warn, "warning: not in the roster, so without a student's id: %s\n", strings.Join(names, ", "))
 	}
 	err = errors.Join(err, t.f.Close())
 	t.f = nil
 	return err
 }
 
-// csvUpdate is --csv with --update: the earlier table, its rows replaced
-// by the submissions graded now and written back whole, atomically, when
-// grading ends, so that an interrupted regrade keeps every other row.
+// csvUpdate is --csv with --update: the earlier table, written back whole,
+// atomically, when grading ends, so that an interrupted regrade keeps every
+// other row.
 type csvUpdate struct {
-	path   string
-	book   *classpkg.Gradebook
-	ids    []string
-	roster *classpkg.Roster
-	done   bool
+	*classpkg.Regrade
+	path string
+	done bool
 }
 
-func (u *csvUpdate) failed(name string) bool {
-	failed, known := u.book.Failed(name)
-	return failed || !known
-}
-
-func (u *csvUpdate) add(r classpkg.Result) error {
-	row := csvRow(r, u.ids)
-	if u.roster != nil {
-		row, _ = withRoster(row, u.roster, r.Name)
-	}
-	return u.book.Put(row)
-}
+func (u *csvUpdate) add(r classpkg.Result) error { return u.Add(r) }
 
 func (u *csvUpdate) close() error {
 	if u.done {
 		return nil
 	}
 	u.done = true
-	return writeAtomic(u.path, func(w io.Writer, _ string) error { return u.book.Write(w) })
+	return writeAtomic(u.path, func(w io.Writer, _ string) error { return u.Book.Write(w) })
 }
 
 // writeFileAtomic writes the report file p atomically (see writeAtomic).
