@@ -136,7 +136,7 @@ command, interrupted). See docs/grading.md.`,
 	fl.StringVar(&opts.CSV, "csv", "", "write one row per submission to `FILE` as each is graded")
 	fl.StringVar(&opts.HTML, "html", "", "also write the class report, one self-contained page, to `FILE`")
 	fl.StringVar(&opts.RulesURL, "rules-url", "", "where the --html page links each rule: `URL` of the lab's rule table, {lab} for the chapter (default docs/lab{lab}-rules.md)")
-	fl.StringVar(&opts.From, "from", "", "make the reports (text, --html, --format junit) from `FILE`, a saved --json report, instead of grading")
+	fl.StringVar(&opts.From, "from", "", "make the reports (text, --csv, --html, --format junit) from `FILE`, a saved --json report, instead of grading")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite an existing -o, --csv or --html file")
 	fl.BoolVar(&opts.Update, "update", false, "regrade: the --csv file holds earlier grades; replace the rows of the submissions given, keep the others")
 	fl.BoolVar(&opts.OnlyFailed, "only-failed", false, "with --update: of the submissions given, grade only those whose earlier row is not full marks")
@@ -467,15 +467,18 @@ func writeHTML(opts *GradeOptions, results []classpkg.Result, l *lab.Lab) error 
 }
 
 // runGradeFrom makes the reports of a class from a saved --json report
-// instead of grading: the table and summary, --html, --format junit.
+// instead of grading: the table and summary, --csv, --html, --format junit.
 func runGradeFrom(opts *GradeOptions) error {
 	if len(opts.Paths) > 0 {
 		return usageError(fmt.Errorf("--from %s reads a saved report: give no submissions (got %s)", opts.From, strings.Join(opts.Paths, " ")))
 	}
-	if opts.Format == formatGradescope || opts.CSV != "" || opts.Late != "" {
-		return usageError(fmt.Errorf("--from %s: only --format text, json or junit, and --html, take a saved report", opts.From))
+	if opts.Format == formatGradescope || opts.Late != "" || opts.Update {
+		return usageError(fmt.Errorf("--from %s: only --format text, json or junit, --csv (with --roster) and --html take a saved report", opts.From))
 	}
 	if err := checkOutputs(opts, nil); err != nil {
+		return usageError(err)
+	}
+	if err := checkCSVFlags(opts); err != nil {
 		return usageError(err)
 	}
 	f, err := os.Open(opts.From)
@@ -517,6 +520,21 @@ func runGradeFrom(opts *GradeOptions) error {
 					ids = append(ids, e.ID)
 				}
 			}
+		}
+	}
+	if opts.CSV != "" {
+		table, err := openCSV(opts, ids)
+		if err != nil {
+			return usageError(err)
+		}
+		for _, r := range results {
+			if err := table.add(r); err != nil {
+				table.close()
+				return cannotGrade(fmt.Errorf("--csv %s: %w", opts.CSV, err))
+			}
+		}
+		if err := table.close(); err != nil {
+			return cannotGrade(fmt.Errorf("--csv %s: %w", opts.CSV, err))
 		}
 	}
 	if err := writeReport(opts, func(w io.Writer, st grader.Style) error {

@@ -796,6 +796,15 @@ func TestGradeClassHTMLAndFromJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(html), string(second), "the page made from the saved report is the page made while grading")
 
+	table := filepath.Join(out, "grades.csv")
+	r = run(t, nil, "grade", "--from", saved, "--csv", table)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, [][]string{
+		{"submission", "10.1", "score", "max_score", "raw_score", "late_penalty", "note"},
+		{"alice", "15", "15", "15", "", "", ""},
+		{"bob", "0", "0", "15", "", "", ""},
+	}, readCSV(t, table), "the table from the saved report, as grading writes it")
+
 	r = run(t, nil, "grade", "--from", saved, "--format", "junit")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, 2, strings.Count(r.stdout, "<testsuite "), "one suite per submission in one file")
