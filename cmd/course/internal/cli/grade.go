@@ -31,10 +31,11 @@ import (
 
 // Output formats of `course grade`.
 const (
-	formatText       = "text"
-	formatJSON       = "json"
-	formatGradescope = "gradescope"
-	formatJUnit      = "junit"
+	formatText        = "text"
+	formatJSON        = "json"
+	formatGradescope  = "gradescope"
+	formatJUnit       = "junit"
+	formatClassroom50 = "classroom50"
 )
 
 // GradeOptions are the inputs of `course grade`.
@@ -128,7 +129,7 @@ command, interrupted). See docs/grading.md.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", formatText, "report `FORMAT`: text, json, gradescope or junit")
+	fl.StringVar(&opts.Format, "format", formatText, "report `FORMAT`: text, json, gradescope, junit or classroom50")
 	fl.BoolVar(&opts.JSON, "json", false, "the same as --format json")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of standard output")
 	fl.StringSliceVar(&opts.Exercises, "lab", nil, "grade only exercise `ID` (an id that course list shows); repeatable")
@@ -157,9 +158,9 @@ type graded struct {
 
 func runGrade(ctx context.Context, opts *GradeOptions) error {
 	switch opts.Format {
-	case formatText, formatJSON, formatGradescope, formatJUnit:
+	case formatText, formatJSON, formatGradescope, formatJUnit, formatClassroom50:
 	default:
-		return usageError(fmt.Errorf("unknown --format %q (known: text, json, gradescope, junit)", opts.Format))
+		return usageError(fmt.Errorf("unknown --format %q (known: text, json, gradescope, junit, classroom50)", opts.Format))
 	}
 	if opts.Timeout <= 0 {
 		return usageError(fmt.Errorf("--timeout %s: must be positive", opts.Timeout))
@@ -188,6 +189,9 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	}
 	if class && opts.Format == formatJUnit {
 		return usageError(fmt.Errorf("--format junit grades one submission (one XML report each), not %d", len(paths)))
+	}
+	if class && opts.Format == formatClassroom50 {
+		return usageError(fmt.Errorf("--format classroom50 grades one submission (result.json is per submission), not %d", len(paths)))
 	}
 	catalog, err := opts.Catalog()
 	if err != nil {
@@ -331,6 +335,12 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 				return grader.WriteJSON(w, r.report)
 			case formatGradescope:
 				return grader.WriteJSON(w, grader.Gradescope(r.report))
+			case formatClassroom50:
+				res, err := grader.Classroom50(r.report, opts.Getenv, time.Now())
+				if err != nil {
+					return err
+				}
+				return grader.WriteJSON(w, res)
 			case formatJUnit:
 				data, err := grader.JUnit(r.report)
 				if err == nil {
