@@ -18,8 +18,12 @@ const (
 	GitHubWorkflowPath = ".github/workflows/grade.yml"
 	GitLabCIPath       = ".gitlab-ci.yml"
 	// CourseToolDir is where a CI job puts the course tool's source (the
-	// course's student release) inside the checked-out repository.
+	// course's student release) inside its workspace.
 	CourseToolDir = ".course-tool"
+	// SubmissionDir is where the GitHub job checks out the student's
+	// repository: beside the reports, since grading never writes into a
+	// submission.
+	SubmissionDir = "submission"
 )
 
 // The actions the GitHub workflow uses, each pinned to a full commit SHA
@@ -117,12 +121,11 @@ func (c *CI) summary(platform, made string) string {
 // Shell steps of both jobs. $COURSE is the built course tool.
 const (
 	downloadScript = "go mod download\n(cd labs && go mod download)\n"
-	gradeScript    = `rm -f report.json junit.xml
-status=0
-"$COURSE" grade %s --json -o report.json . || status=$?
+	gradeScript    = `status=0
+"$COURSE" grade %s --json -o "$REPORTS/report.json" %s || status=$?
 echo "course grade: exit status $status (0: every exercise passed, 1: some failed, 2: could not grade)"
 `
-	reportScript = `"$COURSE" autograder report --format junit -o junit.xml --force report.json
+	reportScript = `"$COURSE" autograder report --format junit -o "$REPORTS/junit.xml" --force "$REPORTS/report.json"
 `
 )
 
@@ -137,9 +140,9 @@ func (c *CI) GitHubWorkflow() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	course := `COURSE="$RUNNER_TEMP/course"` + "\n"
+	course := `COURSE="$RUNNER_TEMP/course"` + "\n" + `REPORTS="$GITHUB_WORKSPACE"` + "\n"
 	steps := []ghStep{
-		{Name: "Check out the submission", Uses: CheckoutAction, With: mapping("persist-credentials", "false")},
+		{Name: "Check out the submission", Uses: CheckoutAction, With: mapping("path", SubmissionDir, "persist-credentials", "false")},
 		{Name: "Check out the course tool", Uses: CheckoutAction,
 			With: mapping("repository", c.CourseRepo, "ref", ref, "path", CourseToolDir, "persist-credentials", "false")},
 		{Name: "Set up Go", Uses: SetupGoAction, With: mapping(
@@ -147,11 +150,11 @@ func (c *CI) GitHubWorkflow() ([]byte, error) {
 			"cache-dependency-path", CourseToolDir+"/go.sum\n"+CourseToolDir+"/labs/go.sum\n")},
 		{Name: "Build the course tool", WorkingDirectory: CourseToolDir,
 			Run: downloadScript + `go build -o "$RUNNER_TEMP/course" ./cmd/course` + "\n"},
-		{Name: "Grade", ID: "grade", Run: course + fmt.Sprintf(gradeScript, c.gradeFlags()) +
+		{Name: "Grade", ID: "grade", Run: course + fmt.Sprintf(gradeScript, c.gradeFlags(), SubmissionDir) +
 			`echo "status=$status" >>"$GITHUB_OUTPUT"` + "\n" +
 			`if [ "$status" -gt 1 ]; then echo "::error::course grade could not grade this repository"; exit "$status"; fi` + "\n"},
 		{Name: "Summary and JUnit report", If: "${{ !cancelled() && hashFiles('report.json') != '' }}",
-			Run: course + `"$COURSE" autograder report --format markdown report.json >>"$GITHUB_STEP_SUMMARY"` + "\n" + reportScript},
+			Run: course + `"$COURSE" autograder report --format markdown "$REPORTS/report.json" >>"$GITHUB_STEP_SUMMARY"` + "\n" + reportScript},
 		{Name: "Upload the reports", If: "${{ !cancelled() && hashFiles('report.json') != '' }}", Uses: UploadArtifactAction,
 			With: mapping("name", "grade-report", "path", "report.json\njunit.xml\n", "if-no-files-found", "ignore")},
 		{Name: "Pass only if every exercise passed", Env: mapping("STATUS", "${{ steps.grade.outputs.status }}"),
@@ -227,7 +230,9 @@ func (c *CI) GitLabCI() ([]byte, error) {
 	if !goRelease.MatchString(goVersion) {
 		return nil, fmt.Errorf("Go version %q: not a release name like go1.26.2", goVersion)
 	}
-	course := `COURSE="$CI_PROJECT_DIR/.course-bin/course"` + "\n"
+	// Grading never writes into the submission (the project's directory):
+	// the reports are written outside it, then copied in for the artifacts.
+	course := `COURSE="$CI_PROJECT_DIR/.course-bin/course"` + "\n" + `REPORTS="$(mktemp -d)"` + "\n"
 	job := glJob{
 		Image: "golang:" + strings.TrimPrefix(goVersion, "go"),
 		Variables: mapping(
@@ -240,8 +245,12 @@ func (c *CI) GitLabCI() ([]byte, error) {
 		Script: []string{
 			`git clone --depth 1 --branch "$COURSE_REF" "$COURSE_REPO" ` + CourseToolDir,
 			"cd " + CourseToolDir + "\n" + downloadScript + `go build -o "$CI_PROJECT_DIR/.course-bin/course" ./cmd/course` + "\ncd \"$CI_PROJECT_DIR\"\n",
-			course + fmt.Sprintf(gradeScript, c.gradeFlags()) +
-				`if [ -s report.json ]; then "$COURSE" autograder report report.json; ` + strings.TrimSuffix(reportScript, "\n") + "; fi\n" +
+			course + fmt.Sprintf(gradeScript, c.gradeFlags(), ".") +
+				`if [ -s "$REPORTS/report.json" ]; then` + "\n" +
+				`  "$COURSE" autograder report "$REPORTS/report.json"` + "\n" +
+				"  " + reportScript +
+				`  cp "$REPORTS/report.json" "$REPORTS/junit.xml" "$CI_PROJECT_DIR/"` + "\n" +
+				"fi\n" +
 				`exit "$status"` + "\n",
 		},
 		Artifacts: glArtifacts{When: "always", Paths: []string{"report.json", "junit.xml"}, Reports: map[string]string{"junit": "junit.xml"}},

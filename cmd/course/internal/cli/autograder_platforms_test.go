@@ -72,7 +72,7 @@ func TestAutograderGitHubAndGitLabWriteTheirFiles(t *testing.T) {
 			data, err := os.ReadFile(p)
 			require.NoError(t, err)
 			assert.Contains(t, string(data), c.want)
-			assert.Contains(t, string(data), "grade --chapter 10 --sandbox best --json -o report.json .")
+			assert.Contains(t, string(data), `grade --chapter 10 --sandbox best --json -o "$REPORTS/report.json"`)
 
 			r = run(t, nil, "autograder", c.platform, "--course-repo", c.repo, ws)
 			assert.Equal(t, 2, r.code)
