@@ -83,10 +83,13 @@ type GradescopeBundleOptions struct {
 	Bonus      bool
 	Chapter    string
 	GoVersion  string
-	Timeout    time.Duration // per run, passed on to course grade
-	Sandbox    string        // passed on to course grade: strict or best
-	AllowDirty bool          // bundle a checkout with uncommitted changes
-	Force      bool          // replace an existing bundle
+	GoSHA256   map[string]string // arch to the SHA-256 of GoVersion's archive; the course's table if empty
+	Timeout    time.Duration     // per run, passed on to course grade
+	Budget     time.Duration     // per submission, passed on to course grade
+	Memory     string            // per run, passed on to course grade
+	Sandbox    string            // passed on to course grade: strict or best
+	AllowDirty bool              // bundle a checkout with uncommitted changes
+	Force      bool              // replace an existing bundle
 }
 
 // NewCmdAutograderGradescope returns `course autograder gradescope <out.zip>`.
@@ -131,6 +134,9 @@ why, if Gradescope's machine cannot give every run a full sandbox.`,
 	fl.StringVar(&opts.Chapter, "chapter", "", "the lab's `CHAPTER`, which the bundle grades (required when the course has several labs)")
 	fl.DurationVar(&opts.Timeout, "timeout", grader.DefaultTimeout, "time limit of one run of the tests when run_autograder grades")
 	fl.StringVar(&opts.GoVersion, "go-version", autograder.DefaultGoVersion(), "the Go `RELEASE` setup.sh installs when the image has no go command")
+	fl.StringToStringVar(&opts.GoSHA256, "go-sha256", nil, "the SHA-256 of --go-version's linux archives, `ARCH=HEX,...` (amd64, arm64), for a release the course has none of")
+	fl.DurationVar(&opts.Budget, "budget", autograder.DefaultGradescopeBudget, "time limit of all runs of one submission (at most 5m, inside Gradescope's 10 minutes)")
+	fl.StringVar(&opts.Memory, "memory", autograder.DefaultGradescopeMemory, "memory limit of one run (`SIZE`; Gradescope's container has 768 MB by default)")
 	fl.StringVar(&opts.Sandbox, "sandbox", "strict", "the `MODE` run_autograder grades with: strict, or best to accept a weaker sandbox (see docs/grading.md)")
 	fl.BoolVar(&opts.AllowDirty, "allow-dirty", false, "bundle the tracked files as they are on disk even if they differ from the last commit")
 	fl.BoolVar(&opts.Force, "force", false, "replace an existing bundle")
@@ -178,10 +184,14 @@ func runAutograderGradescope(opts *GradescopeBundleOptions) error {
 
 	b := &autograder.Gradescope{
 		Source: source, Chapter: l.Chapter, TestsDir: opts.TestsDir, Bonus: opts.Bonus, GoVersion: opts.GoVersion,
+		GoSHA256: opts.GoSHA256, Budget: opts.Budget, Memory: opts.Memory,
 		Sandbox: opts.Sandbox, AllowDirty: opts.AllowDirty,
 	}
 	if opts.Timeout != grader.DefaultTimeout {
 		b.Timeout = opts.Timeout
+	}
+	if _, _, err := b.Scripts(); err != nil {
+		return usageError(err)
 	}
 	var sum autograder.BundleSummary
 	err = writeAtomic(opts.Output, func(w io.Writer, tmp string) error {

@@ -46,7 +46,7 @@ func TestAutograderGradescopeBuildsABundle(t *testing.T) {
 	assert.True(t, names["run_autograder"])
 	assert.Contains(t, names, "cmd/course/main.go")
 
-	assert.Contains(t, zipFile(t, out, "run_autograder"), `grade --chapter 10 --format gradescope -o "$results" "$AUTOGRADER_ROOT/submission"`)
+	assert.Contains(t, zipFile(t, out, "run_autograder"), `grade --chapter 10 --memory 512MiB --budget 2m0s --format gradescope -o "$results" "$AUTOGRADER_ROOT/submission"`)
 
 	// An existing bundle is replaced only with --force.
 	before, err := os.ReadFile(out)
@@ -60,7 +60,18 @@ func TestAutograderGradescopeBuildsABundle(t *testing.T) {
 	r = run(t, nil, "autograder", "gradescope", "--chapter", "10", "--bonus", "--timeout", "20s", "--force", out)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "Grades lab 10 (7 exercises, 110 points)")
-	assert.Contains(t, zipFile(t, out, "run_autograder"), "grade --chapter 10 --bonus --timeout 20s --format gradescope")
+	assert.Contains(t, zipFile(t, out, "run_autograder"), "grade --chapter 10 --memory 512MiB --budget 2m0s --bonus --timeout 20s --format gradescope")
+
+	// A Go release the course has no sums of, with the sums given.
+	amd, arm := strings.Repeat("1", 64), strings.Repeat("2", 64)
+	r = run(t, nil, "autograder", "gradescope", "--chapter", "10", "--go-version", "go1.30.1", "--go-sha256", "amd64="+amd+",arm64="+arm,
+		"--memory", "384MiB", "--budget", "3m", "--force", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	setup := zipFile(t, out, "setup.sh")
+	assert.Contains(t, setup, `GO_VERSION="go1.30.1"`)
+	assert.Contains(t, setup, `GO_SHA256_amd64="`+amd+`"`)
+	assert.Contains(t, setup, `GO_SHA256_arm64="`+arm+`"`)
+	assert.Contains(t, zipFile(t, out, "run_autograder"), "grade --chapter 10 --memory 384MiB --budget 3m0s --format gradescope")
 }
 
 // zipFile returns the content of entry name of the zip at p.
@@ -136,6 +147,10 @@ func TestAutograderUsageErrors(t *testing.T) {
 		{[]string{"autograder", "gradescope", "--chapter", "99", filepath.Join(dir, "a.zip")}, `99`},
 		{append(gradescope, "--go-version", "1.26", filepath.Join(dir, "a.zip")), "not a release name"},
 		{append(gradescope, "--timeout", "0s", filepath.Join(dir, "a.zip")), "--timeout 0s: must be positive"},
+		{append(gradescope, "--go-version", "go1.21.0", filepath.Join(dir, "a.zip")), "no pinned SHA-256 for go1.21.0's archives: pass --go-sha256"},
+		{append(gradescope, "--go-sha256", "amd64=xyz", filepath.Join(dir, "a.zip")), "not a SHA-256 in hex"},
+		{append(gradescope, "--budget", "9m", filepath.Join(dir, "a.zip")), "at most 5m0s"},
+		{append(gradescope, "--memory", "lots", filepath.Join(dir, "a.zip")), `memory "lots"`},
 		{[]string{"autograder", "classroom50"}, "missing argument <dir>"},
 		{[]string{"autograder", "classroom50", "--chapter", "10", "--timeout", "0s", dir}, "--timeout 0s: must be positive"},
 		{[]string{"autograder", "classroom50", "--chapter", "10", "--go-version", "1.26", dir}, "not a release name"},
