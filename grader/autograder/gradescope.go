@@ -94,6 +94,9 @@ type Gradescope struct {
 	// Budget is course grade's --budget, the time of all runs of one
 	// submission; DefaultGradescopeBudget if zero.
 	Budget time.Duration
+	// Limit is how long run_autograder lets course grade run before it
+	// stops it and reports so; RunAutograderLimit if zero.
+	Limit time.Duration
 	// Exclude lists paths under Source to leave out (the bundle itself,
 	// when it is written inside the tree).
 	Exclude []string
@@ -231,6 +234,13 @@ func (g *Gradescope) goVersion() string {
 	return g.GoVersion
 }
 
+func (g *Gradescope) limit() time.Duration {
+	if g.Limit <= 0 {
+		return RunAutograderLimit
+	}
+	return max(g.Limit, time.Second)
+}
+
 func (g *Gradescope) budget() time.Duration {
 	if g.Budget == 0 {
 		return DefaultGradescopeBudget
@@ -294,7 +304,7 @@ func (g *Gradescope) Scripts() (setup, run []byte, err error) {
 		LimitSeconds                                             int
 	}{
 		GoVersion: g.goVersion(), Chapter: g.Chapter, GradeFlags: strings.Join(flags, " "),
-		SHA256AMD64: sums["amd64"], SHA256ARM64: sums["arm64"], LimitSeconds: int(RunAutograderLimit / time.Second),
+		SHA256AMD64: sums["amd64"], SHA256ARM64: sums["arm64"], LimitSeconds: int(g.limit() / time.Second),
 	}
 	var s, r bytes.Buffer
 	if err := templates.ExecuteTemplate(&s, "setup.sh.tmpl", data); err != nil {

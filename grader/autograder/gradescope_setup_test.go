@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -132,4 +133,29 @@ func TestGoSumsTableIsWellFormed(t *testing.T) {
 		assert.NotEqual(t, sums["amd64"], sums["arm64"], v)
 	}
 	assert.Contains(t, vs, autograder.DefaultGoVersion())
+}
+
+// A grader that never ends still leaves a results.json, when
+// run_autograder's limit stops it.
+func TestRunAutograderStopsAGraderThatHangs(t *testing.T) {
+	if _, err := exec.LookPath("timeout"); err != nil {
+		t.Skip("no timeout")
+	}
+	g := &autograder.Gradescope{Source: courseRoot(t), Chapter: "10", Limit: time.Second}
+	_, run, err := g.Scripts()
+	require.NoError(t, err)
+	root := t.TempDir()
+	script := filepath.Join(root, "run_autograder")
+	require.NoError(t, os.WriteFile(script, run, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "course"), []byte("#!/bin/sh\nexec sleep 60\n"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "submission"), 0o755))
+
+	start := time.Now()
+	code, out := runScript(t, root, script)
+	assert.Less(t, time.Since(start), 30*time.Second, "stopped at its limit")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "course grade did not end within 1 seconds")
+	r := readResults(t, resultsSchema(t), root)
+	assert.Zero(t, r.Score)
+	assert.Contains(t, r.Output, "Grading did not finish within 1 seconds")
 }
