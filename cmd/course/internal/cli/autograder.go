@@ -29,8 +29,10 @@ or CI job per submission:
   course autograder gradescope autograder.zip     a Gradescope autograder bundle
   course autograder classroom50 CLASSROOM/autograders/lab10
                                                   a Classroom 50 assignment's autograder.py
-  course autograder github mylab                  a GitHub Actions workflow for a student repository
-  course autograder gitlab mylab                  a GitLab CI pipeline for a student repository
+  course autograder github --course-repo OWNER/NAME mylab
+                                                  a GitHub Actions workflow for a student repository
+  course autograder gitlab --course-repo URL mylab
+                                                  a GitLab CI pipeline for a student repository
   course autograder report report.json            a graded report as Markdown, JUnit or text (for CI jobs)
 
 None of them replaces an existing file unless told --force.
@@ -103,8 +105,10 @@ and the course's source tree, to upload as the autograder of a Gradescope
 programming assignment.
 
 setup.sh (run once, when Gradescope builds the image) installs Go if the
-image has none, builds the course tool, downloads the modules grading needs
-and grades the stub once to warm the build cache. run_autograder (run for
+image has none, only if the archive's SHA-256 is the one pinned in the
+bundle (the course's table of Go releases, or --go-sha256), builds the
+course tool, downloads the modules grading needs and grades the stub once
+to warm the build cache. run_autograder (run for
 every submission) grades /autograder/submission with the public and hidden
 tests and writes /autograder/results/results.json: one entry per exercise,
 and the hidden tests' details visible to students only once the grades are
@@ -114,7 +118,13 @@ trial run on your own machine.
 The source tree is exactly the files git tracks (git ls-files), from
 --source or from the course's module root above the working directory; a
 checkout with uncommitted changes to them is refused unless --allow-dirty.
-It holds the hidden tests: never give the bundle to students.
+It holds the hidden tests: never give the bundle to students. An existing
+bundle is replaced only with --force.
+
+run_autograder keeps within Gradescope's defaults (768 MB, 10 minutes): one
+run of student code may use --memory (512MiB), a submission's runs --budget
+(2m, at most 5m), and course grade is stopped after 8 minutes with a
+results.json that says so.
 
 run_autograder grades with --sandbox strict unless you pass --sandbox best:
 setup.sh installs bubblewrap and grades the stub once, and fails, saying
