@@ -1,7 +1,9 @@
 // Package autograder makes what the course needs to grade on other
 // platforms: a Gradescope autograder bundle (a zip holding setup.sh,
-// run_autograder and the course's source tree) and a GitHub Classroom
-// workflow for a student repository made from a practice workspace.
+// run_autograder and the course's source tree), a Classroom 50
+// assignment's autograder.py and runtime block, and a GitHub Actions
+// workflow or a GitLab CI file for a student repository made from a
+// practice workspace.
 package autograder
 
 import (
