@@ -31,12 +31,14 @@ import (
 
 // Output formats of `course grade`.
 const (
-	formatText        = "text"
-	formatJSON        = "json"
-	formatGradescope  = "gradescope"
-	formatJUnit       = "junit"
-	formatClassroom50 = "classroom50"
+	formatText       = "text"
+	formatJSON       = "json"
+	formatGradescope = "gradescope"
+	formatJUnit      = "junit"
 )
+
+// formatClassroom50 is Classroom 50's result.json.
+const formatClassroom50 = "classroom50"
 
 // GradeOptions are the inputs of `course grade`.
 type GradeOptions struct {
