@@ -272,7 +272,8 @@ func TestGitHubWorkflowStepsTellSolutionFromStub(t *testing.T) {
 			}
 			copyTree(t, lay.release, filepath.Join(ws, ".course-tool"))
 			output, summary := filepath.Join(t.TempDir(), "output"), filepath.Join(t.TempDir(), "summary")
-			env := offline.Env("RUNNER_TEMP="+runnerTemp, "GITHUB_WORKSPACE="+ws, "GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+summary)
+			env := offline.Env(append(freshModules(t),
+				"RUNNER_TEMP="+runnerTemp, "GITHUB_WORKSPACE="+ws, "GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+summary)...)
 			ran := 0
 			for _, s := range steps {
 				if s.Run == "" {
@@ -338,17 +339,20 @@ func TestGitLabCIScriptTellsSolutionFromStub(t *testing.T) {
 			// The clone, the first line, needs the network: the copy stands in for it.
 			require.True(t, strings.HasPrefix(job.Script[0], "git clone "))
 			copyTree(t, lay.release, filepath.Join(project, ".course-tool"))
-			env := offline.Env("CI_PROJECT_DIR=" + project)
+			// The job's module cache, empty at first, filled from a proxy
+			// made of this machine's module cache, offline.
+			env := offline.Env(append(freshModules(t), "CI_PROJECT_DIR="+project)...)
 			for k, v := range job.Variables {
-				if k != "GOMODCACHE" { // the machine's module cache, offline
-					env = append(env, k+"="+v)
-				}
+				env = append(env, k+"="+strings.ReplaceAll(v, "$CI_PROJECT_DIR", project))
 			}
 			code, out := bashScript(t, project, env, strings.Join(job.Script[1:], "\n"))
 			require.Equal(t, c.code, code, "the job passes only if every exercise did:\n%s", out)
 			assert.Contains(t, out, "EXERCISE", "the exercise table in the job's log")
 			for _, p := range job.Artifacts.Paths {
 				assert.FileExists(t, filepath.Join(project, p), "artifact %s", p)
+			}
+			for _, p := range job.Cache.Paths {
+				assert.DirExists(t, filepath.Join(project, p), "the job fills its cache %s", p)
 			}
 			junit, err := os.ReadFile(filepath.Join(project, job.Artifacts.Reports["junit"]))
 			require.NoError(t, err)

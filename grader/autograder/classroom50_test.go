@@ -117,7 +117,8 @@ func TestClassroom50AutograderGradesACheckout(t *testing.T) {
 		lay(checkout)
 		// A result.json the student committed is never the one published.
 		require.NoError(t, os.WriteFile(filepath.Join(checkout, "result.json"), []byte(`{"score": 100}`), 0o644))
-		code, out := runIn(t, checkout, runnerEnv("RUNNER_TEMP="+runnerTemp), "python3", filepath.Join(bundle, autograder.Classroom50Script))
+		env := runnerEnv(append(freshModules(t), "RUNNER_TEMP="+runnerTemp)...)
+		code, out := runIn(t, checkout, env, "python3", filepath.Join(bundle, autograder.Classroom50Script))
 		require.Equal(t, 0, code, "autograder.py exits 0 whenever it wrote result.json:\n%s", out)
 		data, err := os.ReadFile(filepath.Join(checkout, "result.json"))
 		require.NoError(t, err)
@@ -209,4 +210,18 @@ func runIn(t *testing.T, dir string, env []string, name string, args ...string) 
 
 func contextWithTimeout(t *testing.T, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(t.Context(), d)
+}
+
+// freshModules is an environment in which the go command starts with an
+// empty module cache and downloads from a proxy made of this machine's
+// module cache, offline: a script that grades without downloading the
+// modules of the tool and of the lab first fails there, as it would on a
+// new CI machine, since grading itself never downloads anything.
+func freshModules(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	require.NoError(t, err)
+	proxy := filepath.Join(strings.TrimSpace(string(out)), "cache", "download")
+	require.DirExists(t, proxy)
+	return []string{"GOMODCACHE=" + t.TempDir(), "GOPROXY=file://" + proxy, "GOSUMDB=off", "GOFLAGS=-mod=mod -modcacherw"}
 }
