@@ -27,7 +27,7 @@ func NewCmdAutograder(f *Factory) *cobra.Command {
 or CI job per submission:
 
   course autograder gradescope autograder.zip     a Gradescope autograder bundle
-  course autograder classroom50 CLASSROOM/autograders/lab10
+  course autograder classroom50 CLASSROOM/autograders/ASSIGNMENT
                                                   a Classroom 50 assignment's autograder.py
   course autograder github --course-repo OWNER/NAME mylab
                                                   a GitHub Actions workflow for a student repository
