@@ -414,7 +414,7 @@ func TestGradeUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{}, "missing argument <submission>"},
-		{[]string{"--format", "xml", a}, `unknown --format "xml" (known: text, json, gradescope, junit)`},
+		{[]string{"--format", "xml", a}, `unknown --format "xml" (known: text, json, gradescope, junit, classroom50)`},
 		{[]string{"--json", "--format", "gradescope", a}, "--json and --format gradescope contradict each other"},
 		{[]string{"--timeout", "0s", a}, "--timeout 0s: must be positive"},
 		{[]string{"--timeout", "soon", a}, `invalid argument "soon" for "--timeout" flag: time: invalid duration "soon"`},
