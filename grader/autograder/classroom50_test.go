@@ -176,6 +176,13 @@ func TestClassroom50AutograderGradesACheckout(t *testing.T) {
 		assert.Contains(t, r.Tests[0].Output, "Your submission could not be graded", out)
 		assert.Contains(t, r.Tests[0].Output, "session.go")
 	})
+	t.Run("outside the runner", func(t *testing.T) {
+		checkout := t.TempDir()
+		code, out := runIn(t, checkout, runnerEnv("CLASSROOM=", "RUNNER_TEMP="+runnerTemp), "python3", filepath.Join(bundle, autograder.Classroom50Script))
+		assert.Equal(t, 1, code, "no identity, no result to collect:\n%s", out)
+		assert.Contains(t, out, "CLASSROOM not set")
+		assert.NoFileExists(t, filepath.Join(checkout, "result.json"))
+	})
 	t.Run("a course tool that does not build", func(t *testing.T) {
 		broken := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(broken, autograder.Classroom50Script), script, 0o755))
