@@ -1,7 +1,9 @@
 // Package autograder makes what the course needs to grade on other
 // platforms: a Gradescope autograder bundle (a zip holding setup.sh,
-// run_autograder and the course's source tree) and a GitHub Classroom
-// workflow for a student repository made from a practice workspace.
+// run_autograder and the course's source tree), a Classroom 50
+// assignment's autograder.py and runtime block, and a GitHub Actions
+// workflow or a GitLab CI file for a student repository made from a
+// practice workspace.
 package autograder
 
 import (
@@ -19,6 +21,22 @@ import (
 	"strings"
 	"text/template"
 	"time"
+
+	"github.com/dustin/go-humanize"
+)
+
+// Gradescope's defaults for an autograder: 768 MB of memory for the
+// container and 10 minutes for a submission. A bundle grades inside them:
+// one run of student code may use DefaultGradescopeMemory, all runs of a
+// submission DefaultGradescopeBudget, and run_autograder stops course grade
+// after RunAutograderLimit and reports that in results.json. The grader's
+// worst case is its static check (20 s), the build (2 minutes) and the
+// budget: MaxGradescopeBudget keeps it inside RunAutograderLimit.
+const (
+	DefaultGradescopeMemory = "512MiB"
+	DefaultGradescopeBudget = 2 * time.Minute
+	MaxGradescopeBudget     = 5 * time.Minute
+	RunAutograderLimit      = 8 * time.Minute
 )
 
 // Names at the root of a Gradescope bundle.
@@ -30,12 +48,14 @@ const (
 )
 
 // DefaultGoVersion is the Go release setup.sh installs when the image has
-// no go command: the one this tool was built with, if it is a release.
+// no go command: the one this tool was built with, if the course knows its
+// archives' SHA-256 (gosums.txt), else the newest release it knows.
 func DefaultGoVersion() string {
-	if v := runtime.Version(); goRelease.MatchString(v) {
+	if v := runtime.Version(); goSums[v] != nil {
 		return v
 	}
-	return "go1.24.0" // the course module's go line
+	vs := PinnedGoVersions()
+	return vs[len(vs)-1]
 }
 
 var goRelease = regexp.MustCompile(`^go1\.\d+(\.\d+)?$`)
@@ -66,6 +86,19 @@ type Gradescope struct {
 	// GoVersion is the release setup.sh installs when the image has no go
 	// command ("go1.26.2"); DefaultGoVersion() if empty.
 	GoVersion string
+	// GoSHA256 is the SHA-256 of GoVersion's linux archive per arch
+	// ("amd64", "arm64"), which setup.sh checks the download against; the
+	// course's table (gosums.txt) if empty.
+	GoSHA256 map[string]string
+	// Memory is course grade's --memory, the limit of one run of student
+	// code; DefaultGradescopeMemory if empty.
+	Memory string
+	// Budget is course grade's --budget, the time of all runs of one
+	// submission; DefaultGradescopeBudget if zero.
+	Budget time.Duration
+	// Limit is how long run_autograder lets course grade run before it
+	// stops it and reports so; RunAutograderLimit if zero.
+	Limit time.Duration
 	// Exclude lists paths under Source to leave out (the bundle itself,
 	// when it is written inside the tree).
 	Exclude []string
@@ -178,7 +211,43 @@ func (g *Gradescope) check() error {
 	if g.GoVersion != "" && !goRelease.MatchString(g.GoVersion) {
 		return fmt.Errorf("Go version %q: not a release name like go1.26.2", g.GoVersion)
 	}
+	if _, err := GoSHA256(g.goVersion(), g.GoSHA256); err != nil {
+		return err
+	}
+	if g.Memory != "" {
+		if n, err := humanize.ParseBytes(g.Memory); err != nil || n < 64<<20 {
+			return fmt.Errorf("memory %q: want a size of at least 64MiB, such as 512MiB", g.Memory)
+		}
+	}
+	budget := g.budget()
+	if budget <= 0 || budget > MaxGradescopeBudget {
+		return fmt.Errorf("budget %s: must be positive and at most %s, so that the worst case (20s check, 2m build, the budget) ends inside run_autograder's %s limit", budget, MaxGradescopeBudget, RunAutograderLimit)
+	}
+	if g.Timeout > budget {
+		return fmt.Errorf("timeout %s: more than the budget %s", g.Timeout, budget)
+	}
 	return nil
+}
+
+func (g *Gradescope) goVersion() string {
+	if g.GoVersion == "" {
+		return DefaultGoVersion()
+	}
+	return g.GoVersion
+}
+
+func (g *Gradescope) limit() time.Duration {
+	if g.Limit <= 0 {
+		return RunAutograderLimit
+	}
+	return max(g.Limit, time.Second)
+}
+
+func (g *Gradescope) budget() time.Duration {
+	if g.Budget == 0 {
+		return DefaultGradescopeBudget
+	}
+	return g.Budget
 }
 
 var safeWord = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
@@ -211,7 +280,11 @@ func (g *Gradescope) Scripts() (setup, run []byte, err error) {
 	if err := g.check(); err != nil {
 		return nil, nil, err
 	}
-	flags := []string{"--chapter", g.Chapter}
+	memory := g.Memory
+	if memory == "" {
+		memory = DefaultGradescopeMemory
+	}
+	flags := []string{"--chapter", g.Chapter, "--memory", memory, "--budget", g.budget().String()}
 	if g.Bonus {
 		flags = append(flags, "--bonus")
 	}
@@ -224,11 +297,16 @@ func (g *Gradescope) Scripts() (setup, run []byte, err error) {
 	if g.Sandbox != "" && g.Sandbox != "strict" {
 		flags = append(flags, "--sandbox", g.Sandbox)
 	}
-	data := struct{ GoVersion, Chapter, GradeFlags string }{
-		GoVersion: g.GoVersion, Chapter: g.Chapter, GradeFlags: strings.Join(flags, " "),
+	sums, err := GoSHA256(g.goVersion(), g.GoSHA256)
+	if err != nil {
+		return nil, nil, err
 	}
-	if data.GoVersion == "" {
-		data.GoVersion = DefaultGoVersion()
+	data := struct {
+		GoVersion, Chapter, GradeFlags, SHA256AMD64, SHA256ARM64 string
+		LimitSeconds                                             int
+	}{
+		GoVersion: g.goVersion(), Chapter: g.Chapter, GradeFlags: strings.Join(flags, " "),
+		SHA256AMD64: sums["amd64"], SHA256ARM64: sums["arm64"], LimitSeconds: int(g.limit() / time.Second),
 	}
 	var s, r bytes.Buffer
 	if err := templates.ExecuteTemplate(&s, "setup.sh.tmpl", data); err != nil {

@@ -132,21 +132,31 @@ func TestBundleHoldsScriptsAndTheSourceTree(t *testing.T) {
 }
 
 func TestScriptsCarryTheGradingFlags(t *testing.T) {
-	g := &autograder.Gradescope{Source: courseRoot(t), Chapter: "10", Bonus: true, TestsDir: "/private", GoVersion: "go1.25.4", Timeout: 20 * time.Second}
+	amd, arm := strings.Repeat("a", 64), strings.Repeat("b", 64)
+	g := &autograder.Gradescope{Source: courseRoot(t), Chapter: "10", Bonus: true, TestsDir: "/private", GoVersion: "go1.25.4",
+		GoSHA256: map[string]string{"amd64": amd, "arm64": arm}, Timeout: 20 * time.Second, Memory: "400MiB", Budget: 3 * time.Minute}
 	setup, run, err := g.Scripts()
 	require.NoError(t, err)
-	assert.Contains(t, string(setup), `GO_VERSION="${GO_VERSION:-go1.25.4}"`)
+	assert.Contains(t, string(setup), `GO_VERSION="go1.25.4"`)
+	assert.Contains(t, string(setup), `GO_SHA256_amd64="`+amd+`"`)
+	assert.Contains(t, string(setup), `GO_SHA256_arm64="`+arm+`"`)
 	assert.Contains(t, string(setup), `https://go.dev/dl/${GO_VERSION}.linux-${arch}.tar.gz`)
 	assert.Contains(t, string(setup), `practice 10 "$warm/stub"`)
-	flags := `grade --chapter 10 --bonus --timeout 20s --tests "$AUTOGRADER_ROOT/source/autograder-tests"`
+	flags := `grade --chapter 10 --memory 400MiB --budget 3m0s --bonus --timeout 20s --tests "$AUTOGRADER_ROOT/source/autograder-tests"`
 	assert.Contains(t, string(setup), flags)
-	assert.Contains(t, string(run), flags+` --format gradescope -o "$results" "$AUTOGRADER_ROOT/submission"`)
+	assert.Contains(t, string(run), `timeout --kill-after=15s 480s "$AUTOGRADER_ROOT/course" `+flags+` --format gradescope -o "$results" "$AUTOGRADER_ROOT/submission"`)
 	assert.Contains(t, string(run), `AUTOGRADER_ROOT="${AUTOGRADER_ROOT:-/autograder}"`)
 
 	g = &autograder.Gradescope{Source: courseRoot(t), Chapter: "10"}
-	_, run, err = g.Scripts()
+	setup, run, err = g.Scripts()
 	require.NoError(t, err)
-	assert.Contains(t, string(run), `grade --chapter 10 --format gradescope`)
+	assert.Contains(t, string(run), `grade --chapter 10 --memory 512MiB --budget 2m0s --format gradescope`,
+		"within Gradescope's defaults: 768 MB for the container, 10 minutes for a submission")
+	v := autograder.DefaultGoVersion()
+	sums, err := autograder.GoSHA256(v, nil)
+	require.NoError(t, err, "the default Go release has pinned sums")
+	assert.Contains(t, string(setup), `GO_VERSION="`+v+`"`)
+	assert.Contains(t, string(setup), `GO_SHA256_amd64="`+sums["amd64"]+`"`)
 	assert.NotContains(t, string(run), "--bonus")
 	assert.NotContains(t, string(run), "--tests")
 }
@@ -160,6 +170,12 @@ func TestBundleRefusesBadInput(t *testing.T) {
 		{autograder.Gradescope{Source: t.TempDir(), Chapter: "10"}, "holds no go.mod: not the course's source tree"},
 		{autograder.Gradescope{Source: root, Chapter: "10; rm -rf /"}, "not a plain name"},
 		{autograder.Gradescope{Source: root, Chapter: "10", GoVersion: "latest"}, "not a release name"},
+		{autograder.Gradescope{Source: root, Chapter: "10", GoVersion: "go1.21.0"}, "no pinned SHA-256 for go1.21.0's archives: pass --go-sha256"},
+		{autograder.Gradescope{Source: root, Chapter: "10", GoSHA256: map[string]string{"amd64": "abc"}}, "not a SHA-256 in hex"},
+		{autograder.Gradescope{Source: root, Chapter: "10", GoSHA256: map[string]string{"386": strings.Repeat("a", 64)}}, "not an arch setup.sh installs"},
+		{autograder.Gradescope{Source: root, Chapter: "10", Memory: "lots"}, `memory "lots"`},
+		{autograder.Gradescope{Source: root, Chapter: "10", Budget: 6 * time.Minute}, "at most 5m0s"},
+		{autograder.Gradescope{Source: root, Chapter: "10", Budget: time.Minute, Timeout: 2 * time.Minute}, "more than the budget"},
 		{autograder.Gradescope{Source: root, Chapter: "10", Timeout: -time.Second}, "must be positive"},
 		{autograder.Gradescope{Source: root, Chapter: "10", TestsDir: t.TempDir()}, "holds no *_test.go file"},
 	} {

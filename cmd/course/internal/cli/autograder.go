@@ -17,31 +17,60 @@ import (
 )
 
 // NewCmdAutograder returns `course autograder`, whose subcommands make what
-// Gradescope and GitHub Classroom need to grade the course.
+// Gradescope, Classroom 50, GitHub Actions and GitLab CI need to grade the
+// course.
 func NewCmdAutograder(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "autograder <platform>",
-		Short: "Make an autograder for Gradescope or GitHub Classroom",
+		Short: "Make an autograder for Gradescope, Classroom 50, GitHub Actions or GitLab CI",
 		Long: `Make what a grading platform needs to grade a lab at scale, one container
-per student:
+or CI job per submission:
 
-  course autograder gradescope autograder.zip   a Gradescope autograder bundle
-  course autograder classroom mylab             a GitHub Classroom workflow
+  course autograder gradescope autograder.zip     a Gradescope autograder bundle
+  course autograder classroom50 CLASSROOM/autograders/ASSIGNMENT
+                                                  a Classroom 50 assignment's autograder.py
+  course autograder github --course-repo OWNER/NAME mylab
+                                                  a GitHub Actions workflow for a student repository
+  course autograder gitlab --course-repo URL mylab
+                                                  a GitLab CI pipeline for a student repository
+  course autograder report report.json            a graded report as Markdown, JUnit or text (for CI jobs)
 
+None of them replaces an existing file unless told --force.
+GitHub Classroom was discontinued: its successor is Classroom 50.
 See docs/instructors.md.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return nil
 			}
-			msg := fmt.Sprintf("unknown platform %q (known: gradescope, classroom)", args[0])
+			if args[0] == "classroom" {
+				return usageError(errors.New("GitHub Classroom was discontinued: use classroom50 (Classroom 50, its successor) or github (a plain GitHub Actions workflow)"))
+			}
+			msg := fmt.Sprintf("unknown platform %q (known: gradescope, classroom50, github, gitlab)", args[0])
 			return usageError(errors.New(msg))
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(NewCmdAutograderGradescope(f), NewCmdAutograderClassroom(f))
+	cmd.AddCommand(NewCmdAutograderGradescope(f), NewCmdAutograderClassroom50(f),
+		NewCmdAutograderCI(f, "github"), NewCmdAutograderCI(f, "gitlab"), NewCmdAutograderReport(f))
 	return cmd
+}
+
+// refuseOverwrite is the rule of every command that writes files: an
+// existing file is replaced only with --force.
+func refuseOverwrite(force bool, paths ...string) error {
+	if force {
+		return nil
+	}
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			return usageError(fmt.Errorf("%s exists; use --force to replace it", p))
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return usageError(err)
+		}
+	}
+	return nil
 }
 
 // GradescopeBundleOptions are the inputs of `course autograder gradescope`.
@@ -56,9 +85,13 @@ type GradescopeBundleOptions struct {
 	Bonus      bool
 	Chapter    string
 	GoVersion  string
-	Timeout    time.Duration // per run, passed on to course grade
-	Sandbox    string        // passed on to course grade: strict or best
-	AllowDirty bool          // bundle a checkout with uncommitted changes
+	GoSHA256   map[string]string // arch to the SHA-256 of GoVersion's archive; the course's table if empty
+	Timeout    time.Duration     // per run, passed on to course grade
+	Budget     time.Duration     // per submission, passed on to course grade
+	Memory     string            // per run, passed on to course grade
+	Sandbox    string            // passed on to course grade: strict or best
+	AllowDirty bool              // bundle a checkout with uncommitted changes
+	Force      bool              // replace an existing bundle
 }
 
 // NewCmdAutograderGradescope returns `course autograder gradescope <out.zip>`.
@@ -72,8 +105,10 @@ and the course's source tree, to upload as the autograder of a Gradescope
 programming assignment.
 
 setup.sh (run once, when Gradescope builds the image) installs Go if the
-image has none, builds the course tool, downloads the modules grading needs
-and grades the stub once to warm the build cache. run_autograder (run for
+image has none, only if the archive's SHA-256 is the one pinned in the
+bundle (the course's table of Go releases, or --go-sha256), builds the
+course tool, downloads the modules grading needs and grades the stub once
+to warm the build cache. run_autograder (run for
 every submission) grades /autograder/submission with the public and hidden
 tests and writes /autograder/results/results.json: one entry per exercise,
 and the hidden tests' details visible to students only once the grades are
@@ -83,7 +118,13 @@ trial run on your own machine.
 The source tree is exactly the files git tracks (git ls-files), from
 --source or from the course's module root above the working directory; a
 checkout with uncommitted changes to them is refused unless --allow-dirty.
-It holds the hidden tests: never give the bundle to students.
+It holds the hidden tests: never give the bundle to students. An existing
+bundle is replaced only with --force.
+
+run_autograder keeps within Gradescope's defaults (768 MB, 10 minutes): one
+run of student code may use --memory (512MiB), a submission's runs --budget
+(2m, at most 5m), and course grade is stopped after 8 minutes with a
+results.json that says so.
 
 run_autograder grades with --sandbox strict unless you pass --sandbox best:
 setup.sh installs bubblewrap and grades the stub once, and fails, saying
@@ -103,8 +144,12 @@ why, if Gradescope's machine cannot give every run a full sandbox.`,
 	fl.StringVar(&opts.Chapter, "chapter", "", "the lab's `CHAPTER`, which the bundle grades (required when the course has several labs)")
 	fl.DurationVar(&opts.Timeout, "timeout", grader.DefaultTimeout, "time limit of one run of the tests when run_autograder grades")
 	fl.StringVar(&opts.GoVersion, "go-version", autograder.DefaultGoVersion(), "the Go `RELEASE` setup.sh installs when the image has no go command")
+	fl.StringToStringVar(&opts.GoSHA256, "go-sha256", nil, "the SHA-256 of --go-version's linux archives, `ARCH=HEX,...` (amd64, arm64), for a release the course has none of")
+	fl.DurationVar(&opts.Budget, "budget", autograder.DefaultGradescopeBudget, "time limit of all runs of one submission (at most 5m, inside Gradescope's 10 minutes)")
+	fl.StringVar(&opts.Memory, "memory", autograder.DefaultGradescopeMemory, "memory limit of one run (`SIZE`; Gradescope's container has 768 MB by default)")
 	fl.StringVar(&opts.Sandbox, "sandbox", "strict", "the `MODE` run_autograder grades with: strict, or best to accept a weaker sandbox (see docs/grading.md)")
 	fl.BoolVar(&opts.AllowDirty, "allow-dirty", false, "bundle the tracked files as they are on disk even if they differ from the last commit")
+	fl.BoolVar(&opts.Force, "force", false, "replace an existing bundle")
 	return cmd
 }
 
@@ -143,13 +188,20 @@ func runAutograderGradescope(opts *GradescopeBundleOptions) error {
 	if parent := filepath.Dir(filepath.Clean(opts.Output)); !isDir(parent) {
 		return usageError(fmt.Errorf("%s: directory %s does not exist", opts.Output, parent))
 	}
+	if err := refuseOverwrite(opts.Force, opts.Output); err != nil {
+		return err
+	}
 
 	b := &autograder.Gradescope{
 		Source: source, Chapter: l.Chapter, TestsDir: opts.TestsDir, Bonus: opts.Bonus, GoVersion: opts.GoVersion,
+		GoSHA256: opts.GoSHA256, Budget: opts.Budget, Memory: opts.Memory,
 		Sandbox: opts.Sandbox, AllowDirty: opts.AllowDirty,
 	}
 	if opts.Timeout != grader.DefaultTimeout {
 		b.Timeout = opts.Timeout
+	}
+	if _, _, err := b.Scripts(); err != nil {
+		return usageError(err)
 	}
 	var sum autograder.BundleSummary
 	err = writeAtomic(opts.Output, func(w io.Writer, tmp string) error {
@@ -185,102 +237,4 @@ func runAutograderGradescope(opts *GradescopeBundleOptions) error {
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
-}
-
-// ClassroomOptions are the inputs of `course autograder classroom`.
-type ClassroomOptions struct {
-	IO      IOStreams
-	Catalog func() (*lab.Catalog, error)
-
-	Dir     string // the practice workspace that becomes the template repository
-	Bonus   bool
-	Chapter string
-	Timeout time.Duration
-	Force   bool
-}
-
-// NewCmdAutograderClassroom returns `course autograder classroom <dir>`.
-func NewCmdAutograderClassroom(f *Factory) *cobra.Command {
-	opts := &ClassroomOptions{IO: f.IO, Catalog: f.Catalog}
-	cmd := &cobra.Command{
-		Use:   "classroom [flags] <dir>",
-		Short: "Write a GitHub Classroom autograding workflow into a practice workspace",
-		Long: `Write .github/workflows/classroom.yml into <dir>, a practice workspace
-(made by 'course practice') that becomes the template repository of a GitHub
-Classroom assignment. On every push, the workflow runs one step per
-exercise, 'go test -count=1 -run ^<test prefix>' worth the exercise's
-points and limited to --timeout, and GitHub Classroom's reporter adds the
-points up.
-
-The steps run the workspace's public tests only: a student repository cannot
-hold tests its student may not see. Grade the hidden tests with Gradescope or
-'course grade'. See docs/instructors.md.`,
-		Example: `  course practice {chapter} template
-  course autograder classroom template`,
-		Args: positional("<dir>"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Dir = args[0]
-			return runAutograderClassroom(opts)
-		},
-	}
-	fl := cmd.Flags()
-	fl.BoolVar(&opts.Bonus, "bonus", false, "add a step for each bonus exercise (see course list)")
-	fl.StringVar(&opts.Chapter, "chapter", "", "the lab's `CHAPTER` (default: what the workspace says)")
-	fl.DurationVar(&opts.Timeout, "timeout", autograder.DefaultClassroomTimeout, "time limit of one exercise's step, in whole minutes")
-	fl.BoolVar(&opts.Force, "force", false, "replace an existing workflow file")
-	return cmd
-}
-
-func runAutograderClassroom(opts *ClassroomOptions) error {
-	if !isDir(opts.Dir) {
-		return usageError(fmt.Errorf("%s: not a directory; make a practice workspace with 'course practice'", opts.Dir))
-	}
-	if _, err := os.Stat(filepath.Join(opts.Dir, "go.mod")); err != nil {
-		return usageError(fmt.Errorf("%s: not a practice workspace (no go.mod); make one with 'course practice'", opts.Dir))
-	}
-	if opts.Timeout <= 0 {
-		return usageError(fmt.Errorf("--timeout %s: must be positive", opts.Timeout))
-	}
-	catalog, err := opts.Catalog()
-	if err != nil {
-		return cannotGrade(err)
-	}
-	l, err := pickLab(catalog, opts.Chapter, []string{opts.Dir})
-	if err != nil {
-		return usageError(err)
-	}
-	c := &autograder.Classroom{Lab: l, Bonus: opts.Bonus, Timeout: opts.Timeout}
-	steps, err := c.Steps()
-	if err != nil {
-		return usageError(err)
-	}
-	data, err := c.Workflow()
-	if err != nil {
-		return failure(err)
-	}
-
-	p := filepath.Join(opts.Dir, filepath.FromSlash(autograder.WorkflowPath))
-	if _, err := os.Stat(p); err == nil && !opts.Force {
-		return usageError(fmt.Errorf("%s exists; use --force to replace it", p))
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return usageError(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return failure(err)
-	}
-	if err := writeFileAtomic(p, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-		return failure(err)
-	}
-
-	points := 0
-	for _, s := range steps {
-		points += s.Points
-	}
-	out := opts.IO.Out
-	fmt.Fprintf(out, "Wrote %s: %d exercises of lab %s, %d points, %d minutes each at most.\n\n",
-		p, len(steps), l.Chapter, points, steps[0].Minutes)
-	fmt.Fprintf(out, "Push %s to GitHub as a template repository and make it the starter code of\n", opts.Dir)
-	fmt.Fprintln(out, "a GitHub Classroom assignment; every push of a student runs the workflow.")
-	fmt.Fprintln(out, "See docs/instructors.md.")
-	return nil
 }

@@ -46,13 +46,32 @@ func TestAutograderGradescopeBuildsABundle(t *testing.T) {
 	assert.True(t, names["run_autograder"])
 	assert.Contains(t, names, "cmd/course/main.go")
 
-	assert.Contains(t, zipFile(t, out, "run_autograder"), `grade --chapter 10 --format gradescope -o "$results" "$AUTOGRADER_ROOT/submission"`)
+	assert.Contains(t, zipFile(t, out, "run_autograder"), `grade --chapter 10 --memory 512MiB --budget 2m0s --format gradescope -o "$results" "$AUTOGRADER_ROOT/submission"`)
 
-	// An existing bundle is replaced, as go build -o does.
-	r = run(t, nil, "autograder", "gradescope", "--chapter", "10", "--bonus", "--timeout", "20s", out)
+	// An existing bundle is replaced only with --force.
+	before, err := os.ReadFile(out)
+	require.NoError(t, err)
+	r = run(t, nil, "autograder", "gradescope", "--chapter", "10", "--bonus", out)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "autograder.zip exists; use --force to replace it")
+	after, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the refused run left the bundle alone")
+	r = run(t, nil, "autograder", "gradescope", "--chapter", "10", "--bonus", "--timeout", "20s", "--force", out)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "Grades lab 10 (7 exercises, 110 points)")
-	assert.Contains(t, zipFile(t, out, "run_autograder"), "grade --chapter 10 --bonus --timeout 20s --format gradescope")
+	assert.Contains(t, zipFile(t, out, "run_autograder"), "grade --chapter 10 --memory 512MiB --budget 2m0s --bonus --timeout 20s --format gradescope")
+
+	// A Go release the course has no sums of, with the sums given.
+	amd, arm := strings.Repeat("1", 64), strings.Repeat("2", 64)
+	r = run(t, nil, "autograder", "gradescope", "--chapter", "10", "--go-version", "go1.30.1", "--go-sha256", "amd64="+amd+",arm64="+arm,
+		"--memory", "384MiB", "--budget", "3m", "--force", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	setup := zipFile(t, out, "setup.sh")
+	assert.Contains(t, setup, `GO_VERSION="go1.30.1"`)
+	assert.Contains(t, setup, `GO_SHA256_amd64="`+amd+`"`)
+	assert.Contains(t, setup, `GO_SHA256_arm64="`+arm+`"`)
+	assert.Contains(t, zipFile(t, out, "run_autograder"), "grade --chapter 10 --memory 384MiB --budget 3m0s --format gradescope")
 }
 
 // zipFile returns the content of entry name of the zip at p.
@@ -74,8 +93,8 @@ func TestAutograderGradescopeLeavesItselfOutOfTheTree(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(tree, "go.mod"), []byte("module github.com/coursekit/course\n\ngo 1.24.0\n"), 0o644))
 	require.NoError(t, autogradertest.CommitAll(tree))
 	out := filepath.Join(tree, "autograder.zip")
-	for range 2 {
-		r := run(t, nil, "autograder", "gradescope", "--chapter", "10", "--source", tree, out)
+	for _, force := range []string{"--force=false", "--force"} {
+		r := run(t, nil, "autograder", "gradescope", "--chapter", "10", "--source", tree, force, out)
 		require.Equal(t, 0, r.code, r.stderr)
 	}
 	names := zipNames(t, out)
@@ -117,7 +136,8 @@ func TestAutograderUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"autograder", "moodle"}, `unknown platform "moodle" (known: gradescope, classroom)`},
+		{[]string{"autograder", "moodle"}, `unknown platform "moodle" (known: gradescope, classroom50, github, gitlab)`},
+		{[]string{"autograder", "classroom", ws}, "GitHub Classroom was discontinued: use classroom50 (Classroom 50, its successor) or github"},
 		{[]string{"autograder", "gradescope"}, "missing argument <out.zip>"},
 		{append(gradescope, "--source", notCourse, filepath.Join(dir, "a.zip")), `is module "example.com/other", not the course`},
 		{append(gradescope, "--source", dir, filepath.Join(dir, "a.zip")), "--source " + dir},
@@ -127,10 +147,24 @@ func TestAutograderUsageErrors(t *testing.T) {
 		{[]string{"autograder", "gradescope", "--chapter", "99", filepath.Join(dir, "a.zip")}, `99`},
 		{append(gradescope, "--go-version", "1.26", filepath.Join(dir, "a.zip")), "not a release name"},
 		{append(gradescope, "--timeout", "0s", filepath.Join(dir, "a.zip")), "--timeout 0s: must be positive"},
-		{[]string{"autograder", "classroom"}, "missing argument <dir>"},
-		{[]string{"autograder", "classroom", filepath.Join(dir, "missing")}, "not a directory"},
-		{[]string{"autograder", "classroom", dir}, "not a practice workspace (no go.mod)"},
-		{[]string{"autograder", "classroom", "--timeout", "0s", ws}, "--timeout 0s: must be positive"},
+		{append(gradescope, "--go-version", "go1.21.0", filepath.Join(dir, "a.zip")), "no pinned SHA-256 for go1.21.0's archives: pass --go-sha256"},
+		{append(gradescope, "--go-sha256", "amd64=xyz", filepath.Join(dir, "a.zip")), "not a SHA-256 in hex"},
+		{append(gradescope, "--budget", "9m", filepath.Join(dir, "a.zip")), "at most 5m0s"},
+		{append(gradescope, "--memory", "lots", filepath.Join(dir, "a.zip")), `memory "lots"`},
+		{[]string{"autograder", "classroom50"}, "missing argument <dir>"},
+		{[]string{"autograder", "classroom50", "--chapter", "10", "--timeout", "0s", dir}, "--timeout 0s: must be positive"},
+		{[]string{"autograder", "classroom50", "--chapter", "10", "--go-version", "1.26", dir}, "not a release name"},
+		{[]string{"autograder", "classroom50", "--chapter", "10", filepath.Join(ws, "go.mod")}, "not a directory"},
+		{[]string{"autograder", "github", "--course-repo", "a/b"}, "missing argument <dir>"},
+		{[]string{"autograder", "github", "--course-repo", "a/b", filepath.Join(dir, "missing")}, "not a directory"},
+		{[]string{"autograder", "github", "--course-repo", "a/b", dir}, "not a practice workspace (no go.mod)"},
+		{[]string{"autograder", "github", ws}, "--course-repo is required"},
+		{[]string{"autograder", "github", "--course-repo", "https://github.com/a/b", ws}, "not OWNER/NAME"},
+		{[]string{"autograder", "github", "--course-repo", "a/b", "--course-ref", "$(id)", ws}, "not a branch or tag name"},
+		{[]string{"autograder", "gitlab", "--course-repo", "a/b", ws}, "not a git URL"},
+		{[]string{"autograder", "gitlab", "--course-repo", "https://x/a.git", "--timeout", "0s", ws}, "--timeout 0s: must be positive"},
+		{[]string{"autograder", "report", filepath.Join(dir, "missing.json")}, "missing.json"},
+		{[]string{"autograder", "report", "--format", "html", filepath.Join(dir, "missing.json")}, `unknown --format "html"`},
 	} {
 		r := run(t, nil, c.args...)
 		assert.Equal(t, 2, r.code, "%v: %s", c.args, r.stdout)
@@ -153,30 +187,6 @@ func TestAutograderGradescopeNeedsTheChapterOfACourseOfSeveralLabs(t *testing.T)
 		"name the lab with --chapter (known: "+strings.Join(c.Chapters(), ", ")+")\n"+
 		"Run 'course autograder gradescope --help' for usage.\n", r.stderr)
 	assert.NoFileExists(t, out)
-}
-
-func TestAutograderClassroomWritesTheWorkflow(t *testing.T) {
-	ws := workspace(t, t.TempDir(), "lab10-template", labSources(t).stub)
-	r := run(t, nil, "autograder", "classroom", ws)
-	require.Equal(t, 0, r.code, r.stderr)
-	p := filepath.Join(ws, ".github", "workflows", "classroom.yml")
-	assert.Equal(t, "Wrote "+p+": 6 exercises of lab 10, 100 points, 2 minutes each at most.\n", strings.SplitAfter(r.stdout, "\n")[0])
-	data, err := os.ReadFile(p)
-	require.NoError(t, err)
-	assert.Contains(t, string(data), "name: Autograding Tests\n")
-	assert.Contains(t, string(data), "command: go test -count=1 -run '^TestLab10_6_'")
-	assert.NotContains(t, string(data), "TestLab10_7_", "bonus exercises only with --bonus")
-
-	r = run(t, nil, "autograder", "classroom", ws)
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "classroom.yml exists; use --force to replace it")
-
-	r = run(t, nil, "autograder", "classroom", "--force", "--bonus", "--timeout", "5m", ws)
-	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, ": 7 exercises of lab 10, 110 points, 5 minutes each at most.")
-	data, err = os.ReadFile(p)
-	require.NoError(t, err)
-	assert.Contains(t, string(data), "TestLab10_7_")
 }
 
 // junitDoc is what the checks read of a JUnit report.

@@ -31,6 +31,9 @@ const (
 	formatJUnit      = "junit"
 )
 
+// formatClassroom50 is Classroom 50's result.json.
+const formatClassroom50 = "classroom50"
+
 // GradeOptions are the inputs of `course grade`.
 type GradeOptions struct {
 	IO      IOStreams
@@ -125,7 +128,7 @@ command, interrupted). See docs/grading.md.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", formatText, "report `FORMAT`: text, json, gradescope or junit")
+	fl.StringVar(&opts.Format, "format", formatText, "report `FORMAT`: text, json, gradescope, junit or classroom50")
 	fl.BoolVar(&opts.JSON, "json", false, "the same as --format json")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` instead of standard output")
 	fl.StringSliceVar(&opts.Exercises, "lab", nil, "grade only exercise `ID` (an id that course list shows); repeatable")
@@ -156,9 +159,9 @@ command, interrupted). See docs/grading.md.`,
 
 func runGrade(ctx context.Context, opts *GradeOptions) error {
 	switch opts.Format {
-	case formatText, formatJSON, formatGradescope, formatJUnit:
+	case formatText, formatJSON, formatGradescope, formatJUnit, formatClassroom50:
 	default:
-		return usageError(fmt.Errorf("unknown --format %q (known: text, json, gradescope, junit)", opts.Format))
+		return usageError(fmt.Errorf("unknown --format %q (known: text, json, gradescope, junit, classroom50)", opts.Format))
 	}
 	if opts.From != "" {
 		return runGradeFrom(opts)
@@ -197,6 +200,9 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	}
 	if err := checkCSVFlags(opts); err != nil {
 		return usageError(err)
+	}
+	if class && opts.Format == formatClassroom50 {
+		return usageError(fmt.Errorf("--format classroom50 grades one submission (result.json is per submission), not %d", len(paths)))
 	}
 	catalog, err := opts.Catalog()
 	if err != nil {
@@ -355,6 +361,12 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 				return grader.WriteJSON(w, r.Report)
 			case formatGradescope:
 				return grader.WriteJSON(w, grader.Gradescope(r.Report))
+			case formatClassroom50:
+				res, err := grader.Classroom50(r.Report, opts.Getenv, time.Now())
+				if err != nil {
+					return err
+				}
+				return grader.WriteJSON(w, res)
 			case formatJUnit:
 				data, err := grader.JUnit(r.Report)
 				if err == nil {

@@ -422,7 +422,7 @@ func TestGradeUsageErrors(t *testing.T) {
 		{[]string{"-o", notes, a}, "-o " + notes + ": the file exists; use --force to overwrite it"},
 		{[]string{"--html", notes, a}, "--html " + notes + ": the file exists; use --force to overwrite it"},
 		{[]string{"--html", filepath.Join(b, "class.html"), b}, "--html " + filepath.Join(b, "class.html") + ": is inside submission " + b + ", and grading never writes a submission"},
-		{[]string{"--format", "xml", a}, `unknown --format "xml" (known: text, json, gradescope, junit)`},
+		{[]string{"--format", "xml", a}, `unknown --format "xml" (known: text, json, gradescope, junit, classroom50)`},
 		{[]string{"--json", "--format", "gradescope", a}, "--json and --format gradescope contradict each other"},
 		{[]string{"--timeout", "0s", a}, "--timeout 0s: must be positive"},
 		{[]string{"--timeout", "soon", a}, `invalid argument "soon" for "--timeout" flag: time: invalid duration "soon"`},

@@ -1,0 +1,61 @@
+package grader
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes r as a Markdown summary for a CI job's page (GitHub
+// Actions' $GITHUB_STEP_SUMMARY): the score, a table of the exercises
+// (result, tests passed, points) and, for a file that did not build, the
+// compiler's first line. Text from the submission is escaped, so it shows
+// as text and never as Markdown or HTML.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Lab %s: %s of %d points\n\n", mdText(r.Lab), FormatPoints(r.Score), r.MaxScore)
+	if !r.Build.OK {
+		what := "did not build"
+		if r.Build.Rejected {
+			what = "was rejected before building"
+		}
+		fmt.Fprintf(&b, "The file %s: %s\n\n", what, mdText(compilerLine(r.Build.Output)))
+	}
+	if d := r.Late.Describe(); d != "" {
+		fmt.Fprintf(&b, "Submitted %s.\n\n", mdText(d))
+	}
+	b.WriteString("| Exercise | Name | Result | Tests passed | Points | First failure |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- |\n")
+	for _, ex := range r.Exercises {
+		verdict, first := "pass", ""
+		if !ex.Passed {
+			verdict = "**fail**"
+			if t, ok := ex.FirstFailure(); ok && !t.Hidden {
+				first = mdText(t.Name) + " (" + mdText(t.Status) + ")"
+			} else if ex.Reason != "" {
+				first = mdText(ex.Reason)
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d/%d | %s/%d | %s |\n", mdText(ex.ID), mdText(ex.Name), verdict,
+			ex.TestsPassed(), len(ex.Tests), FormatPoints(ex.Points), ex.MaxPoints, first)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdText makes one line of text safe in a Markdown table cell: HTML
+// escaped, control characters made visible, and the characters Markdown
+// would read as markup backslash-escaped.
+func mdText(s string) string {
+	s = printable(strings.Join(strings.Fields(s), " "))
+	s = html.EscapeString(s)
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_[]|#!~", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
