@@ -38,6 +38,10 @@ func attackFixtures(t *testing.T, sol, stub []byte) []fixture {
 			src: append(append([]byte{}, sol...), "\nfunc (e *DuplicateIDError) Is(error) bool { return true }\n"...)},
 		{name: "given-variable-assigned", rejected: true, reason: "assigns to ErrTainted",
 			src: withInit(t, sol, nil, "ErrTainted = ErrNeedsRepair")},
+		// A package-level true, false, len or append would change the given
+		// files' code: ContainerIdentity, CloneMessage, the tests' fixtures.
+		{name: "predeclared-names-redefined", rejected: true, reason: "true is predeclared by Go",
+			src: append(append([]byte{}, sol...), "\nconst true, false = 1 == 2, 1 == 2\n"...)},
 		{name: "changed-signature-breaks-the-tests", buildFails: true, reason: "does not build",
 			src: []byte(strings.Replace(string(sol), pathToSig, "func PathTo(entries []SessionEntry, leafID string, extra int) ([]SessionEntry, error) {", 1)),
 			check: func(t *testing.T, rep *Report) {
@@ -143,7 +147,12 @@ func attackFixtures(t *testing.T, sol, stub []byte) []fixture {
 		// Every run takes at least 3s: after the shared run and two alone,
 		// the 8s budget cannot start the others.
 		{name: "slow-in-every-run", timeout: 5 * time.Second, budget: 8 * time.Second, anyReason: "time budget",
-			src: withInit(t, stub, []string{"time"}, "time.Sleep(3 * time.Second)")},
+			src: withInit(t, stub, []string{"time"}, "time.Sleep(3 * time.Second)"),
+			check: func(t *testing.T, rep *Report) {
+				for _, ex := range rep.Exercises {
+					assert.NotRegexp(t, `-\d`, ex.Reason, "exercise %s: a run the budget did not let start says so, never a negative timeout", ex.ID)
+				}
+			}},
 
 		// 9. The verdict cannot be forged. Results come from the harness
 		// on fd 3, never from printed text: not even a forged line after

@@ -826,7 +826,7 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 	if remaining < time.Second {
 		reason := fmt.Sprintf("not run: the submission's runs used up their time budget of %s", g.opts.Budget)
 		st.setAbort(reason)
-		r.timeout, r.out = remaining, outcome{TimedOut: true, ExitCode: -1}
+		r.timeout, r.out, r.notStarted = max(remaining, 0), outcome{TimedOut: true, ExitCode: -1}, reason
 		return r, nil
 	}
 	r.timeout = min(g.opts.Timeout, remaining)

@@ -127,7 +127,7 @@ func (s Style) Dim(text string) string { return s.paint("2", text) }
 // WriteText writes r as an aligned table for a person: one row an exercise,
 // the reason and first failing test under a failing row, then the score.
 func WriteText(w io.Writer, r *Report, st Style) error {
-	fmt.Fprintf(w, "%s  (lab %s, %s)\n", r.Submission, r.Lab, r.Path)
+	fmt.Fprintf(w, "%s  (lab %s, %s)\n", PrintableLine(r.Submission), PrintableLine(r.Lab), PrintableLine(r.Path))
 	if !r.Build.OK {
 		what := "build failed"
 		if r.Build.Rejected {
@@ -225,6 +225,17 @@ func failureExcerpt(out string) string {
 // that comes from a submission through it.
 func Printable(line string) string { return printable(line) }
 
+// PrintableLine is Printable that also escapes tabs, newlines and carriage
+// returns: for a name or a one-line reason, which must stay one line (a
+// submission named "zed\nalice  pass" would add a row to a table).
+func PrintableLine(s string) string {
+	s = printable(s)
+	if !strings.ContainsAny(s, "\t\n\r") {
+		return s
+	}
+	return strings.NewReplacer("\t", `\x09`, "\n", `\x0a`, "\r", `\x0d`).Replace(s)
+}
+
 func printable(line string) string {
 	if strings.IndexFunc(line, isUnsafeRune) < 0 {
 		return line
@@ -272,7 +283,7 @@ func CSVHeader(exerciseIDs []string) []string {
 // characters escaped, and a cell that a spreadsheet would run as a
 // formula (starting with =, +, -, @) quoted with a leading apostrophe.
 func CSVCell(text string) string {
-	text = printable(strings.ReplaceAll(text, "\n", " "))
+	text = PrintableLine(strings.ReplaceAll(text, "\n", " "))
 	if text != "" && strings.ContainsRune("=+-@", rune(text[0])) {
 		return "'" + text
 	}

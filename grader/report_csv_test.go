@@ -36,3 +36,21 @@ func TestCSVRowGivesPointsAndIsSafeInASpreadsheet(t *testing.T) {
 	assert.Equal(t, []string{"'@sum", "", "", "", "", "", "", "", "not graded: holds no session.go"}, row)
 	assert.Len(t, row, len(CSVHeader(ids)))
 }
+
+// Names and notes stay one line, and a tab or carriage return before a
+// formula does not let a spreadsheet run it (OWASP's CSV injection list).
+func TestCSVCellAndPrintableLineKeepOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"\t=HYPERLINK(\"x\")": `\x09=HYPERLINK("x")`,
+		"\r=1+1":              `\x0d=1+1`,
+		"=1+1":                "'=1+1",
+		"zed\nalice  pass":    "zed alice  pass",
+		"bob\x1b[2J":          `bob\x1b[2J`,
+		"plain name, 王小明":     "plain name, 王小明",
+	} {
+		assert.Equal(t, want, CSVCell(in), "CSVCell(%q)", in)
+	}
+	assert.Equal(t, `zed\x0aalice  pass 15/15`, PrintableLine("zed\nalice  pass 15/15"),
+		"a newline in a submission's name would add a row to a table")
+	assert.Equal(t, "two\nlines", Printable("two\nlines"), "Printable keeps the lines of a test's output")
+}

@@ -55,6 +55,10 @@ const (
 	// buildMemoryLimit bounds the compiler (a crafted file can make it
 	// allocate without end).
 	buildMemoryLimit = 4 << 30
+	// buildFileLimit bounds every file a build writes (objects, the test
+	// binary, build cache entries): the course's largest is a few tens of
+	// MiB.
+	buildFileLimit = 256 << 20
 )
 
 // Isolation says how runs of student code were confined. It is part of

@@ -397,7 +397,9 @@ type rlimit struct {
 // has a uid of its own; and memory, roughly, when there is no cgroup.
 func (s *sandbox) rlimits(j job, ownUID, haveCgroup bool) []rlimit {
 	if !j.Untrusted {
-		return nil
+		// The toolchain writes what it compiles into the shared build
+		// cache: no file of a build may be larger than buildFileLimit.
+		return []rlimit{{unix.RLIMIT_FSIZE, buildFileLimit}, {unix.RLIMIT_CORE, 0}}
 	}
 	cpu := uint64(2*j.Timeout/time.Second) + 5
 	ls := []rlimit{

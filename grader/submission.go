@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/coursekit/course/grader/lab"
 )
 
 // MaxSourceSize is the largest student file the grader accepts. A session.go
@@ -304,38 +306,7 @@ func describeFSError(err error) string {
 
 // openRegular opens p for reading if it is a regular file, without
 // following a final symbolic link and without blocking on a FIFO.
-func openRegular(p string) (*os.File, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|openNoFollow|openNonBlock, 0)
-	if err != nil {
-		return nil, err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is %s, not a regular file", p, describeMode(info.Mode()))
-	}
-	return f, nil
-}
+func openRegular(p string) (*os.File, error) { return lab.OpenRegular(p) }
 
 // describeMode names a file type for a person.
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a directory"
-	case m.IsRegular():
-		return "a regular file"
-	}
-	return "a special file (" + m.Type().String() + ")"
-}
+func describeMode(m fs.FileMode) string { return lab.DescribeMode(m) }

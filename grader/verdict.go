@@ -33,8 +33,11 @@ type runResult struct {
 	// costs the grader memory).
 	tooManyLines bool
 	timeout      time.Duration
-	cap          int
-	lim          limits
+	// notStarted: the submission's time budget was used up before this
+	// run could start; it says so instead of a timeout.
+	notStarted string
+	cap        int
+	lim        limits
 }
 
 // statuses reads the status of each test in tests from the run's events.
@@ -95,6 +98,8 @@ func (r *runResult) trouble() string {
 		return fmt.Sprintf("process limit exceeded: the run tried to have more than %d processes and threads at once", r.lim.processes)
 	case race:
 		return "data race (the race detector found one): " + raceSummary
+	case r.notStarted != "":
+		return r.notStarted
 	case r.out.TimedOut || r.out.Duration >= r.timeout:
 		// Either -test.timeout stopped the binary, or the grader killed it.
 		return fmt.Sprintf("timed out: still running after %s", r.timeout)

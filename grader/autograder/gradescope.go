@@ -27,8 +27,8 @@ import (
 
 // Gradescope's defaults for an autograder: 768 MB of memory for the
 // container and 10 minutes for a submission. A bundle grades inside them:
-// one run of student code may use DefaultGradescopeMemory, all runs of a
-// submission DefaultGradescopeBudget, and run_autograder stops course grade
+// one run of student code at a time, which may use DefaultGradescopeMemory,
+// all runs of a submission DefaultGradescopeBudget, and run_autograder stops course grade
 // after RunAutograderLimit and reports that in results.json. The grader's
 // worst case is its static check (20 s), the build (2 minutes) and the
 // budget: MaxGradescopeBudget keeps it inside RunAutograderLimit.
@@ -284,7 +284,9 @@ func (g *Gradescope) Scripts() (setup, run []byte, err error) {
 	if memory == "" {
 		memory = DefaultGradescopeMemory
 	}
-	flags := []string{"--chapter", g.Chapter, "--memory", memory, "--budget", g.budget().String()}
+	// One run at a time: two runs of --memory each would not fit in the
+	// container's 768 MB.
+	flags := []string{"--chapter", g.Chapter, "--memory", memory, "--runs", "1", "--budget", g.budget().String()}
 	if g.Bonus {
 		flags = append(flags, "--bonus")
 	}

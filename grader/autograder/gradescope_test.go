@@ -142,15 +142,15 @@ func TestScriptsCarryTheGradingFlags(t *testing.T) {
 	assert.Contains(t, string(setup), `GO_SHA256_arm64="`+arm+`"`)
 	assert.Contains(t, string(setup), `https://go.dev/dl/${GO_VERSION}.linux-${arch}.tar.gz`)
 	assert.Contains(t, string(setup), `practice 10 "$warm/stub"`)
-	flags := `grade --chapter 10 --memory 400MiB --budget 3m0s --bonus --timeout 20s --tests "$AUTOGRADER_ROOT/source/autograder-tests"`
+	flags := `grade --chapter 10 --memory 400MiB --runs 1 --budget 3m0s --bonus --timeout 20s --tests "$AUTOGRADER_ROOT/source/autograder-tests"`
 	assert.Contains(t, string(setup), flags)
-	assert.Contains(t, string(run), `timeout --kill-after=15s 480s "$AUTOGRADER_ROOT/course" `+flags+` --format gradescope -o "$results" "$AUTOGRADER_ROOT/submission"`)
+	assert.Contains(t, string(run), `timeout --kill-after=15s 480s "$AUTOGRADER_ROOT/course" `+flags+` --format gradescope --force -o "$results" "$AUTOGRADER_ROOT/submission"`)
 	assert.Contains(t, string(run), `AUTOGRADER_ROOT="${AUTOGRADER_ROOT:-/autograder}"`)
 
 	g = &autograder.Gradescope{Source: courseRoot(t), Chapter: "10"}
 	setup, run, err = g.Scripts()
 	require.NoError(t, err)
-	assert.Contains(t, string(run), `grade --chapter 10 --memory 512MiB --budget 2m0s --format gradescope`,
+	assert.Contains(t, string(run), `grade --chapter 10 --memory 512MiB --runs 1 --budget 2m0s --format gradescope`,
 		"within Gradescope's defaults: 768 MB for the container, 10 minutes for a submission")
 	v := autograder.DefaultGoVersion()
 	sums, err := autograder.GoSHA256(v, nil)

@@ -121,14 +121,14 @@ func WriteTable(w io.Writer, results []Result, ids []string, st grader.Style) er
 	hasNote := false
 	rows := [][]textcol.Cell{header}
 	for _, r := range results {
-		row := []textcol.Cell{textcol.Plain(grader.Printable(r.Name))}
+		row := []textcol.Cell{textcol.Plain(grader.PrintableLine(r.Name))}
 		note := ""
 		if r.Err != nil {
 			for range ids {
 				row = append(row, textcol.Plain("-"))
 			}
 			row = append(row, textcol.Plain("-"))
-			note = "not graded: " + grader.Printable(firstLine(r.Err.Error()))
+			note = "not graded: " + grader.PrintableLine(firstLine(r.Err.Error()))
 		} else {
 			byID := map[string]grader.ExerciseReport{}
 			for _, ex := range r.Report.Exercises {

@@ -631,4 +631,4 @@ func percent(a, b int) int {
 
 // visible shows text from a submission safely wherever it is printed, as
 // the grader's own reports do.
-func visible(s string) string { return grader.Printable(s) }
+func visible(s string) string { return grader.PrintableLine(s) }

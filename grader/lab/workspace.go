@@ -31,9 +31,9 @@ type WorkspaceInfo struct {
 func ReadWorkspaceInfo(dir string) (WorkspaceInfo, error) {
 	var info WorkspaceInfo
 	p := filepath.Join(dir, filepath.FromSlash(WorkspaceInfoPath))
-	data, err := os.ReadFile(p)
+	data, err := readWorkspaceInfoFile(p)
 	if err != nil {
-		return info, err // *fs.PathError names p
+		return info, err // names p
 	}
 	if err := json.Unmarshal(data, &info); err != nil {
 		return info, fmt.Errorf("%s: %w", p, err)

@@ -3,6 +3,7 @@ package staticcheck
 import (
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"strconv"
@@ -10,7 +11,8 @@ import (
 )
 
 // syntaxRules are the rules that need only the syntax tree: the package
-// clause, the imports and the directives.
+// clause, the imports, package-level names Go predeclares, and the
+// directives.
 func (c *checker) syntaxRules(fset *token.FileSet, f *ast.File) []Violation {
 	allowed := make(map[string]bool, len(c.req.Allowed))
 	for _, p := range c.req.Allowed {
@@ -31,6 +33,33 @@ func (c *checker) syntaxRules(fset *token.FileSet, f *ast.File) []Violation {
 		}
 		if !allowed[p] {
 			add(imp.Pos(), "import %q is not allowed; a lab file may import only: %s", p, strings.Join(c.req.Allowed, ", "))
+		}
+	}
+	// A package-level name Go predeclares (len, append, true, error, max,
+	// ...) would mean the student's thing in every file of the package,
+	// the given files' code included.
+	predeclared := func(id *ast.Ident) {
+		if id != nil && id.Name != "_" && types.Universe.Lookup(id.Name) != nil {
+			add(id.Pos(), "%s is predeclared by Go: declared at package level it would change what %s means in the given files too; rename it (inside a function it is fine)", id.Name, id.Name)
+		}
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				predeclared(d.Name)
+			}
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				switch sp := sp.(type) {
+				case *ast.ValueSpec:
+					for _, n := range sp.Names {
+						predeclared(n)
+					}
+				case *ast.TypeSpec:
+					predeclared(sp.Name)
+				}
+			}
 		}
 	}
 	for _, group := range f.Comments {
@@ -167,7 +196,61 @@ func (c *checker) typeRules(fset *token.FileSet, f *ast.File, pkg *types.Package
 	for _, e := range byLine {
 		add(e.Pos(), "a value of type unsafe.Pointer (%s) is not allowed", types.ExprString(e))
 	}
+
+	// The compiler writes a package's data into its object file, and the
+	// object file into the grading machine's build cache: a few lines
+	// ([1 << 30]byte{1}, a constant doubled thirty times) would leave
+	// gigabytes there. No lab needs a value of more than maxValueSize.
+	sizes := types.SizesFor("gc", "amd64")
+	bigLine := map[int]bool{}
+	for e, tv := range info.Types {
+		pos := fset.Position(e.Pos())
+		if pos.Filename != c.req.File || bigLine[pos.Line] {
+			continue
+		}
+		switch {
+		case tv.Value != nil && tv.Value.Kind() == constant.String && len(constant.StringVal(tv.Value)) > maxConstString:
+			bigLine[pos.Line] = true
+			add(e.Pos(), "a constant string of %d bytes is too large (at most %d KiB): build large text at run time", len(constant.StringVal(tv.Value)), maxConstString>>10)
+		case tv.Type != nil && tooLarge(sizes, tv.Type):
+			bigLine[pos.Line] = true
+			add(e.Pos(), "a value of type %s is too large (at most %d MiB): use a slice made at run time", types.TypeString(tv.Type, types.RelativeTo(pkg)), maxValueSize>>20)
+		}
+	}
 	return vs
+}
+
+// Limits on what a file may make the compiler write.
+const (
+	maxValueSize   = 16 << 20
+	maxConstString = 1 << 20
+)
+
+// tooLarge reports whether a value of type t takes more than maxValueSize
+// bytes; sizes that overflow count as too large.
+func tooLarge(sizes types.Sizes, t types.Type) (large bool) {
+	defer func() {
+		if recover() != nil {
+			large = true
+		}
+	}()
+	switch u := t.(type) {
+	case *types.Basic:
+		if u.Info()&types.IsUntyped != 0 || u.Kind() == types.Invalid {
+			return false // a constant's or nil's type: no storage of its own
+		}
+	case *types.Tuple:
+		for i := 0; i < u.Len(); i++ {
+			if tooLarge(sizes, u.At(i).Type()) {
+				return true
+			}
+		}
+		return false
+	case *types.TypeParam:
+		return false // sized where it is instantiated, and checked there
+	}
+	n := sizes.Sizeof(t)
+	return n < 0 || n > maxValueSize
 }
 
 // rootIdent returns the variable an lvalue-like expression writes through:

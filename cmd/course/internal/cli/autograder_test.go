@@ -46,7 +46,7 @@ func TestAutograderGradescopeBuildsABundle(t *testing.T) {
 	assert.True(t, names["run_autograder"])
 	assert.Contains(t, names, "cmd/course/main.go")
 
-	assert.Contains(t, zipFile(t, out, "run_autograder"), `grade --chapter 10 --memory 512MiB --budget 2m0s --format gradescope -o "$results" "$AUTOGRADER_ROOT/submission"`)
+	assert.Contains(t, zipFile(t, out, "run_autograder"), `grade --chapter 10 --memory 512MiB --runs 1 --budget 2m0s --format gradescope --force -o "$results" "$AUTOGRADER_ROOT/submission"`)
 
 	// An existing bundle is replaced only with --force.
 	before, err := os.ReadFile(out)
@@ -60,7 +60,7 @@ func TestAutograderGradescopeBuildsABundle(t *testing.T) {
 	r = run(t, nil, "autograder", "gradescope", "--chapter", "10", "--bonus", "--timeout", "20s", "--force", out)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "Grades lab 10 (7 exercises, 110 points)")
-	assert.Contains(t, zipFile(t, out, "run_autograder"), "grade --chapter 10 --memory 512MiB --budget 2m0s --bonus --timeout 20s --format gradescope")
+	assert.Contains(t, zipFile(t, out, "run_autograder"), "grade --chapter 10 --memory 512MiB --runs 1 --budget 2m0s --bonus --timeout 20s --format gradescope")
 
 	// A Go release the course has no sums of, with the sums given.
 	amd, arm := strings.Repeat("1", 64), strings.Repeat("2", 64)

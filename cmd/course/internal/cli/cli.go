@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coursekit/course/grader/lab"
+
+	"github.com/coursekit/course/grader"
 )
 
 // Exit statuses, as go test uses them.
@@ -94,7 +96,8 @@ func Run(f *Factory, args []string) int {
 	if cmd != nil {
 		path = cmd.CommandPath()
 	}
-	fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", path, firstLine(ee.Error()))
+	// Errors name paths and archive members that a submission chose.
+	fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", path, grader.PrintableLine(firstLine(ee.Error())))
 	if ee.Code == ExitUsage && !ee.NoHelp {
 		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", path)
 	}

@@ -50,6 +50,7 @@ type GradeOptions struct {
 	Budget     time.Duration // all runs of one submission
 	Memory     string        // per run, e.g. "1GiB"
 	Jobs       int           // submissions graded at once
+	Runs       int           // runs of one submission at once
 	CSV        string        // a CSV file with one row per submission
 	HTML       string        // a class report page
 	RulesURL   string        // where the page links rules to
@@ -136,6 +137,7 @@ command, interrupted). See docs/grading.md.`,
 	fl.DurationVar(&opts.Budget, "budget", 0, "time limit of all runs of one submission together (default four timeouts)")
 	fl.StringVar(&opts.Memory, "memory", "1GiB", "memory limit of one run (`SIZE` such as 512MiB or 2GiB)")
 	fl.IntVar(&opts.Jobs, "jobs", runtime.NumCPU(), "grade `N` submissions at once")
+	fl.IntVar(&opts.Runs, "runs", runtime.NumCPU(), "let `N` runs of one submission's tests go at once (each may use --memory: 1 where memory is tight)")
 	fl.StringVar(&opts.CSV, "csv", "", "write one row per submission to `FILE` as each is graded")
 	fl.StringVar(&opts.HTML, "html", "", "also write the class report, one self-contained page, to `FILE`")
 	fl.StringVar(&opts.RulesURL, "rules-url", "", "where the --html page links each rule: `URL` of the lab's rule table, {lab} for the chapter (default docs/lab{lab}-rules.md)")
@@ -188,6 +190,9 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	}
 	if opts.Jobs < 1 {
 		return usageError(fmt.Errorf("--jobs %d: must be at least 1", opts.Jobs))
+	}
+	if opts.Runs < 1 {
+		return usageError(fmt.Errorf("--runs %d: must be at least 1", opts.Runs))
 	}
 	paths := uniquePaths(opts.Paths)
 	class := len(paths) > 1
@@ -261,6 +266,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 		Timeout:   opts.Timeout,
 		Budget:    opts.Budget,
 		Memory:    int64(memory),
+		Parallel:  opts.Runs,
 		Sandbox:   mode,
 	})
 	if errors.Is(err, grader.ErrNoToolchain) || errors.Is(err, grader.ErrSetup) {
@@ -291,7 +297,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 			return nil
 		}
 		if skipped := before - len(subs); skipped > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "regrading %d of %d: %d had full marks in %s\n", len(subs), before, skipped, opts.CSV)
+			fmt.Fprintf(opts.IO.ErrOut, "regrading %d of %d: %d had full marks in %s\n", len(subs)+len(unreadable), before+len(unreadable), skipped, opts.CSV)
 		}
 		class = len(subs)+len(unreadable) > 1 || before > 1
 	}
@@ -570,6 +576,19 @@ func runGradeFrom(opts *GradeOptions) error {
 	if err := writeHTML(opts, results, l); err != nil {
 		return cannotGrade(err)
 	}
+	// The same exit status as the grading run that made the report.
+	failed := 0
+	for _, r := range reports {
+		if !r.Passed() {
+			failed++
+		}
+	}
+	switch {
+	case len(notGraded) > 0:
+		return cannotGrade(fmt.Errorf("%d of %d submissions in %s could not be graded", len(notGraded), len(results), opts.From))
+	case failed > 0:
+		return failure(fmt.Errorf("%d of %d submissions in %s failed some exercise", failed, len(results), opts.From))
+	}
 	return nil
 }
 
@@ -619,6 +638,7 @@ func newLateRule(opts *GradeOptions) (*classpkg.Late, error) {
 		return rule, nil
 	case src == "git":
 		rule.SubmittedAt = classpkg.GitTime
+		fmt.Fprintln(opts.IO.ErrOut, "warning: --times git takes the committer time of each workspace's HEAD, which the student's own machine wrote: a student can set it back; for a grade of record use the times your hosting or LMS recorded (--times FILE)")
 	default:
 		if rule.SubmittedAt, err = classpkg.TimesFromFile(src); err != nil {
 			return nil, fmt.Errorf("--times: %w", err)
@@ -868,7 +888,7 @@ func (t *csvTable) close() error {
 	if len(unknown) > 0 {
 		names := make([]string, len(unknown))
 		for i, n := range unknown {
-			names[i] = grader.Printable(n)
+			names[i] = grader.PrintableLine(n)
 		}
 		fmt.Fprintf(t.warn, "warning: not in the roster, so without a student's id: %s\n", strings.Join(names, ", "))
 	}

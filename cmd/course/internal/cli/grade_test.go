@@ -427,6 +427,7 @@ func TestGradeUsageErrors(t *testing.T) {
 		{[]string{"--timeout", "0s", a}, "--timeout 0s: must be positive"},
 		{[]string{"--timeout", "soon", a}, `invalid argument "soon" for "--timeout" flag: time: invalid duration "soon"`},
 		{[]string{"--jobs", "0", a, b}, "--jobs 0: must be at least 1"},
+		{[]string{"--runs", "0", a}, "--runs 0: must be at least 1"},
 		{[]string{"--lab", "10.9", a}, `--lab: chapter 10 has no exercise "10.9" (known: 10.1, 10.2, 10.3, 10.4, 10.5, 10.6, 10.7)`},
 		{[]string{"--chapter", "99", a}, `unknown chapter "99" (known: ` + strings.Join(catalog.Chapters(), ", ") + `)`},
 		{[]string{"--bogus", a}, "unknown flag: --bogus"},
@@ -752,6 +753,7 @@ func TestGradeLatePenalties(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stderr+r.stdout)
 	assert.Regexp(t, `(?m)^score 0/15 `, r.stdout, "more than 3 days late: nothing")
 	assert.Contains(t, r.stdout, "late by 84h1m0s: 100% taken")
+	assert.Contains(t, r.stderr, "warning: --times git takes the committer time of each workspace's HEAD, which the student's own machine wrote: a student can set it back")
 
 	// Gradescope: the due date and the time from its metadata.
 	meta := filepath.Join(dir, "submission_metadata.json")
@@ -789,7 +791,8 @@ func TestGradeClassHTMLAndFromJSON(t *testing.T) {
 
 	again := filepath.Join(out, "again.html")
 	r = run(t, nil, "grade", "--from", saved, "--html", again)
-	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, 1, r.code, "the exit status of the run that made the report: bob failed\n"+r.stderr)
+	assert.Contains(t, r.stderr, "course grade: 1 of 2 submissions in "+saved+" failed some exercise")
 	assert.Regexp(t, `(?m)^alice +pass +15/15$`, r.stdout)
 	assert.Contains(t, r.stdout, "2 graded: mean 7.5, median 7.5 of 15")
 	second, err := os.ReadFile(again)
@@ -798,7 +801,7 @@ func TestGradeClassHTMLAndFromJSON(t *testing.T) {
 
 	table := filepath.Join(out, "grades.csv")
 	r = run(t, nil, "grade", "--from", saved, "--csv", table)
-	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, 1, r.code, r.stderr)
 	assert.Equal(t, [][]string{
 		{"submission", "10.1", "score", "max_score", "raw_score", "late_penalty", "note"},
 		{"alice", "15", "15", "15", "", "", ""},
@@ -806,7 +809,30 @@ func TestGradeClassHTMLAndFromJSON(t *testing.T) {
 	}, readCSV(t, table), "the table from the saved report, as grading writes it")
 
 	r = run(t, nil, "grade", "--from", saved, "--format", "junit")
-	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, 1, r.code, r.stderr)
 	assert.Equal(t, 2, strings.Count(r.stdout, "<testsuite "), "one suite per submission in one file")
 	assert.Contains(t, r.stdout, `<testsuite name="bob"`)
+}
+
+// A path or a name that a submission chose reaches the terminal escaped
+// and on one line: in the one-line error of a single grade, in the class
+// table and in the progress lines.
+func TestGradeEscapesNamesTheSubmissionChose(t *testing.T) {
+	dir := t.TempDir()
+	evil := filepath.Join(dir, "x\x1b[2J\x1b[31mFAKE")
+	require.NoError(t, os.Mkdir(evil, 0o755))
+	r := run(t, nil, "grade", "--chapter", "10", evil)
+	assert.Equal(t, 2, r.code)
+	assert.NotContains(t, r.stderr, "\x1b", "an escape sequence in a path is shown escaped")
+	assert.Contains(t, r.stderr, `x\x1b[2J\x1b[31mFAKE: holds no session.go`)
+
+	slow(t)
+	src := labSources(t)
+	fake := loneFile(t, dir, "zed\nalice       pass", src.stub)
+	other := loneFile(t, dir, "bob", src.stub)
+	r = run(t, nil, "grade", "--lab", "10.1", fake, other)
+	require.Equal(t, 1, r.code, r.stderr)
+	assert.NotRegexp(t, `(?m)^alice`, r.stdout, "a newline in a name never starts a row of its own")
+	assert.Contains(t, r.stdout, `zed\x0aalice       pass`)
+	assert.NotRegexp(t, `(?m)^alice`, r.stderr)
 }

@@ -54,9 +54,9 @@ func (p lineProgress) done(r classpkg.Result, n, total int) {
 func (lineProgress) close() {}
 
 func doneLine(r classpkg.Result) string {
-	name := grader.Printable(r.Name)
+	name := grader.PrintableLine(r.Name)
 	if r.Err != nil {
-		return "not graded " + name + ": " + grader.Printable(firstLine(r.Err.Error()))
+		return "not graded " + name + ": " + grader.PrintableLine(firstLine(r.Err.Error()))
 	}
 	return fmt.Sprintf("graded %s %s/%d", name, grader.FormatPoints(r.Report.Score), r.Report.MaxScore)
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package grader
+package lab
 
 // Windows has neither flag; Lstat before opening is all it gets.
 const (
