@@ -411,25 +411,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	}
 	closing := classpkg.Elapsed(len(results)-notGraded, notGraded, elapsed)
 	if err := writeReport(opts, func(w io.Writer, st grader.Style) error {
-		switch opts.Format {
-		case formatJSON:
-			return classpkg.WriteJSON(w, results)
-		case formatJUnit:
-			reports, notGraded := classpkg.Split(results)
-			data, err := grader.JUnitClass("lab "+l.Chapter, reports, notGraded)
-			if err == nil {
-				_, err = w.Write(data)
-			}
-			return err
-		}
-		if err := classpkg.WriteTable(w, results, ids, st); err != nil {
-			return err
-		}
-		if err := writeSummary(w, results, l); err != nil {
-			return err
-		}
-		_, err := fmt.Fprintf(w, "\n%s\n", closing)
-		return err
+		return writeClassReport(w, st, opts.Format, results, l, ids, closing)
 	}); err != nil {
 		return cannotGrade(err)
 	}
@@ -452,6 +434,33 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 		return failure(fmt.Errorf("%d of %d submissions failed some exercise", failed, total))
 	}
 	return nil
+}
+
+// writeClassReport writes a class's report in format: the JSON array, one
+// JUnit document, or the table, the summary and the closing line.
+func writeClassReport(w io.Writer, st grader.Style, format string, results []classpkg.Result, l *lab.Lab, ids []string, closing string) error {
+	switch format {
+	case formatJSON:
+		return classpkg.WriteJSON(w, results)
+	case formatJUnit:
+		reports, notGraded := classpkg.Split(results)
+		data, err := grader.JUnitClass("lab "+l.Chapter, reports, notGraded)
+		if err == nil {
+			_, err = w.Write(data)
+		}
+		return err
+	}
+	if err := classpkg.WriteTable(w, results, ids, st); err != nil {
+		return err
+	}
+	if err := writeSummary(w, results, l); err != nil {
+		return err
+	}
+	if closing == "" {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", closing)
+	return err
 }
 
 // writeSummary writes the class's gist (mean, median, pass rates, the test
@@ -556,20 +565,7 @@ func runGradeFrom(opts *GradeOptions) error {
 		}
 	}
 	if err := writeReport(opts, func(w io.Writer, st grader.Style) error {
-		switch opts.Format {
-		case formatJSON:
-			return classpkg.WriteJSON(w, results)
-		case formatJUnit:
-			data, err := grader.JUnitClass("lab "+l.Chapter, reports, notGraded)
-			if err == nil {
-				_, err = w.Write(data)
-			}
-			return err
-		}
-		if err := classpkg.WriteTable(w, results, ids, st); err != nil {
-			return err
-		}
-		return writeSummary(w, results, l)
+		return writeClassReport(w, st, opts.Format, results, l, ids, "")
 	}); err != nil {
 		return cannotGrade(err)
 	}
