@@ -71,7 +71,7 @@ func TestAutograderGradescopeBuildsABundle(t *testing.T) {
 	assert.Contains(t, setup, `GO_VERSION="go1.30.1"`)
 	assert.Contains(t, setup, `GO_SHA256_amd64="`+amd+`"`)
 	assert.Contains(t, setup, `GO_SHA256_arm64="`+arm+`"`)
-	assert.Contains(t, zipFile(t, out, "run_autograder"), "grade --chapter 10 --memory 384MiB --budget 3m0s --format gradescope")
+	assert.Contains(t, zipFile(t, out, "run_autograder"), "grade --chapter 10 --memory 384MiB --runs 1 --budget 3m0s --format gradescope")
 }
 
 // zipFile returns the content of entry name of the zip at p.

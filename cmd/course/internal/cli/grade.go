@@ -634,7 +634,6 @@ func newLateRule(opts *GradeOptions) (*classpkg.Late, error) {
 		return rule, nil
 	case src == "git":
 		rule.SubmittedAt = classpkg.GitTime
-		fmt.Fprintln(opts.IO.ErrOut, "warning: --times git takes the committer time of each workspace's HEAD, which the student's own machine wrote: a student can set it back; for a grade of record use the times your hosting or LMS recorded (--times FILE)")
 	default:
 		if rule.SubmittedAt, err = classpkg.TimesFromFile(src); err != nil {
 			return nil, fmt.Errorf("--times: %w", err)
@@ -642,6 +641,9 @@ func newLateRule(opts *GradeOptions) (*classpkg.Late, error) {
 	}
 	if opts.Due == "" {
 		return nil, errors.New("--late needs --due, the due date as an RFC 3339 time such as 2026-12-01T23:59:00Z (only --times gradescope reads it from Gradescope)")
+	}
+	if opts.Times == "git" {
+		fmt.Fprintln(opts.IO.ErrOut, "warning: --times git takes the committer time of each workspace's HEAD, which the student's own machine wrote: a student can set it back; for a grade of record use the times your hosting or LMS recorded (--times FILE)")
 	}
 	return rule, nil
 }
