@@ -400,7 +400,7 @@ func TestSummarize_RefusesWhatIsNotOneClass(t *testing.T) {
 
 func TestSummarize_NamesAreShownSafely(t *testing.T) {
 	assert.Equal(t, `a\x1b[31mb\u202ec`, visible("a\x1b[31mb\u202ec"), "visible(escape sequence and bidi override)")
-	assert.Equal(t, "tab\tand\nnewline", visible("tab\tand\nnewline"), "visible keeps tabs and newlines")
+	assert.Equal(t, `tab\x09and\x0anewline`, visible("tab\tand\nnewline"), "visible keeps a name on one line")
 	_, err := Summarize([]*grader.Report{report("a\x1bb", 1, pass71()), report("a\x1bb", 1, pass71())}, nil, nil)
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), `a\\x1bb`) && !strings.Contains(err.Error(), "\x1b"),
