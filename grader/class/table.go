@@ -67,20 +67,22 @@ func (t *Table) Add(r Result) error {
 }
 
 // Finish writes, with a roster, a row for every student of it with no
-// submission, and returns the submissions the roster does not list.
-func (t *Table) Finish() (unknown []string, err error) {
+// submission; it returns those students' submission names and the
+// submissions the roster does not list.
+func (t *Table) Finish() (missing, unknown []string, err error) {
 	if t.roster == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	_, joined, _ := JoinRoster(grader.CSVHeader(t.ids), nil, t.roster)
 	for _, row := range joined {
 		if !slices.Contains(t.names, row[0]) {
+			missing = append(missing, row[0])
 			if err := t.write(row); err != nil {
-				return t.unknown, err
+				return missing, t.unknown, err
 			}
 		}
 	}
-	return t.unknown, nil
+	return missing, t.unknown, nil
 }
 
 func (t *Table) write(row []string) error {

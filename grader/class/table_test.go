@@ -21,8 +21,9 @@ func TestTableWritesRowsAsTheyComeAndTheRosterLast(t *testing.T) {
 	require.NoError(t, tab.Add(Result{Name: "alice", Report: report("alice", 1, pass71())}))
 	assert.Contains(t, b.String(), "alice,a@x,10,10,10,,,\n", "a row is written as soon as it is added")
 	require.NoError(t, tab.Add(Result{Name: "=zoe", Err: errors.New("holds no demo.go")}))
-	unknown, err := tab.Finish()
+	missing, unknown, err := tab.Finish()
 	require.NoError(t, err)
+	assert.Equal(t, []string{"bob"}, missing, "a student of the roster who handed nothing in")
 	assert.Equal(t, []string{"=zoe"}, unknown, "a submission the roster does not list")
 	assert.Equal(t, "submission,email,7.1,score,max_score,raw_score,late_penalty,note\n"+
 		"alice,a@x,10,10,10,,,\n"+

@@ -882,7 +882,14 @@ func (t *csvTable) close() error {
 	if t.f == nil {
 		return nil
 	}
-	unknown, err := t.Finish()
+	missing, unknown, err := t.Finish()
+	if len(missing) > 0 {
+		names := make([]string, len(missing))
+		for i, n := range missing {
+			names[i] = grader.PrintableLine(n)
+		}
+		fmt.Fprintf(t.warn, "no submission from %d of the roster (a row each, noted \"no submission\"): %s\n", len(missing), strings.Join(names, ", "))
+	}
 	if len(unknown) > 0 {
 		names := make([]string, len(unknown))
 		for i, n := range unknown {

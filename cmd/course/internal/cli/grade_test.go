@@ -703,6 +703,7 @@ func TestGradeRosterGivesEveryStudentARow(t *testing.T) {
 	r := run(t, nil, "grade", "--lab", "10.1", "--csv", table, "--roster", roster, alice, zoe)
 	require.Equal(t, 1, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "warning: not in the roster, so without a student's id: zoe")
+	assert.Contains(t, r.stderr, `no submission from 1 of the roster (a row each, noted "no submission"): bob`)
 	assert.Equal(t, [][]string{
 		{"submission", "student_id", "email", "10.1", "score", "max_score", "raw_score", "late_penalty", "note"},
 		{"alice", "1001", "alice@uni.edu", "15", "15", "15", "", "", ""},
