@@ -11,8 +11,7 @@ import (
 )
 
 // syntaxRules are the rules that need only the syntax tree: the package
-// clause, the imports, package-level names Go predeclares, and the
-// directives.
+// clause, the imports and the directives.
 func (c *checker) syntaxRules(fset *token.FileSet, f *ast.File) []Violation {
 	allowed := make(map[string]bool, len(c.req.Allowed))
 	for _, p := range c.req.Allowed {
@@ -35,33 +34,6 @@ func (c *checker) syntaxRules(fset *token.FileSet, f *ast.File) []Violation {
 			add(imp.Pos(), "import %q is not allowed; a lab file may import only: %s", p, strings.Join(c.req.Allowed, ", "))
 		}
 	}
-	// A package-level name Go predeclares (len, append, true, error, max,
-	// ...) would mean the student's thing in every file of the package,
-	// the given files' code included.
-	predeclared := func(id *ast.Ident) {
-		if id != nil && id.Name != "_" && types.Universe.Lookup(id.Name) != nil {
-			add(id.Pos(), "%s is predeclared by Go: declared at package level it would change what %s means in the given files too; rename it (inside a function it is fine)", id.Name, id.Name)
-		}
-	}
-	for _, d := range f.Decls {
-		switch d := d.(type) {
-		case *ast.FuncDecl:
-			if d.Recv == nil {
-				predeclared(d.Name)
-			}
-		case *ast.GenDecl:
-			for _, sp := range d.Specs {
-				switch sp := sp.(type) {
-				case *ast.ValueSpec:
-					for _, n := range sp.Names {
-						predeclared(n)
-					}
-				case *ast.TypeSpec:
-					predeclared(sp.Name)
-				}
-			}
-		}
-	}
 	for _, group := range f.Comments {
 		for _, cm := range group.List {
 			text := cm.Text
@@ -75,6 +47,51 @@ func (c *checker) syntaxRules(fset *token.FileSet, f *ast.File) []Violation {
 				add(cm.Pos(), "build constraints are not allowed")
 			case strings.HasPrefix(text, "//export ") || strings.HasPrefix(body, "#cgo"):
 				add(cm.Pos(), "cgo directives are not allowed")
+			}
+		}
+	}
+	return vs
+}
+
+// predeclaredRules: a package-level name Go predeclares (len, append,
+// true, error, ...) means the student's thing in every file of the
+// package, so one that a given file uses is refused; the tests, in the
+// external test package, are not touched by it, so a helper named max is
+// fine where no given file says max.
+func (c *checker) predeclaredRules(fset *token.FileSet, f *ast.File, given []*ast.File) []Violation {
+	used := map[string]bool{}
+	for _, gf := range given {
+		ast.Inspect(gf, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				used[id.Name] = true
+			}
+			return true
+		})
+	}
+	var vs []Violation
+	check := func(id *ast.Ident) {
+		if id == nil || !used[id.Name] || types.Universe.Lookup(id.Name) == nil {
+			return
+		}
+		vs = append(vs, Violation{Line: fset.Position(id.Pos()).Line, Problem: fmt.Sprintf(
+			"%s is predeclared by Go and the given files use it: declared at package level it would change what %s means there too; rename it (inside a function it is fine)", id.Name, id.Name)})
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				check(d.Name)
+			}
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				switch sp := sp.(type) {
+				case *ast.ValueSpec:
+					for _, n := range sp.Names {
+						check(n)
+					}
+				case *ast.TypeSpec:
+					check(sp.Name)
+				}
 			}
 		}
 	}

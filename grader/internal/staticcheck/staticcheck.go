@@ -94,6 +94,9 @@ func Check(req *Request) (res Result) {
 		}
 		files = append(files, gf)
 	}
+	if vs := c.predeclaredRules(fset, f, files[1:]); len(vs) > 0 {
+		return c.reject(vs, max)
+	}
 	var typeErrs []Violation
 	givenErrs := 0
 	conf := types.Config{
