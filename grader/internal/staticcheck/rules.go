@@ -243,6 +243,39 @@ const (
 	maxConstString = 1 << 20
 )
 
+// generic reports whether t's size depends on a type parameter.
+func generic(t types.Type, seen map[types.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *types.TypeParam:
+		return true
+	case *types.Named:
+		if t.TypeParams().Len() > 0 && t.TypeArgs().Len() == 0 {
+			return true // the generic type itself
+		}
+		for i := 0; i < t.TypeArgs().Len(); i++ {
+			if generic(t.TypeArgs().At(i), seen) {
+				return true
+			}
+		}
+		return generic(t.Underlying(), seen)
+	case *types.Alias:
+		return generic(types.Unalias(t), seen)
+	case *types.Array:
+		return generic(t.Elem(), seen)
+	case *types.Struct:
+		for i := 0; i < t.NumFields(); i++ {
+			if generic(t.Field(i).Type(), seen) {
+				return true
+			}
+		}
+	}
+	return false // pointers, slices, maps, channels, funcs, interfaces: a fixed size
+}
+
 // tooLarge reports whether a value of type t takes more than maxValueSize
 // bytes; sizes that overflow count as too large.
 func tooLarge(sizes types.Sizes, t types.Type) (large bool) {
@@ -265,6 +298,9 @@ func tooLarge(sizes types.Sizes, t types.Type) (large bool) {
 		return false
 	case *types.TypeParam:
 		return false // sized where it is instantiated, and checked there
+	}
+	if generic(t, map[types.Type]bool{}) {
+		return false // its instances are checked where they are made
 	}
 	n := sizes.Sizeof(t)
 	return n < 0 || n > maxValueSize
