@@ -163,24 +163,20 @@ func classroom50Output(ex ExerciseReport) string {
 	if ex.Reason != "" && !isCountReason(ex.Reason) {
 		fmt.Fprintf(&b, "%s\n\n", ex.Reason)
 	}
-	hidden, hiddenPassed := 0, 0
 	for _, t := range ex.Tests {
-		if t.Hidden {
-			hidden++
-			if t.Status == StatusPass {
-				hiddenPassed++
-			}
-			continue
+		if !t.Hidden {
+			b.WriteString(testLine(t))
 		}
-		b.WriteString(classroom50TestLine(t))
 	}
-	if hidden > 0 {
+	if hidden, hiddenPassed := ex.HiddenCount(); hidden > 0 {
 		fmt.Fprintf(&b, "\nhidden tests: %d of %d passed\n", hiddenPassed, hidden)
 	}
 	return b.String()
 }
 
-func classroom50TestLine(t TestReport) string {
+// testLine is a test's line in a platform's output: its name and status,
+// and an excerpt of its output when it did not pass.
+func testLine(t TestReport) string {
 	line := fmt.Sprintf("%s: %s\n", t.Name, t.Status)
 	if t.Status != StatusPass && t.Output != "" {
 		line += indent(failureExcerpt(t.Output), "    ")
@@ -213,7 +209,7 @@ func classroom50PerTest(ex ExerciseReport) []Classroom50Test {
 			}
 			continue
 		}
-		e := Classroom50Test{Name: ex.ID + " " + t.Name, Passed: t.Status == StatusPass, MaxScore: whole[i], Output: classroom50TestLine(t)}
+		e := Classroom50Test{Name: ex.ID + " " + t.Name, Passed: t.Status == StatusPass, MaxScore: whole[i], Output: testLine(t)}
 		if earned {
 			e.Score = whole[i]
 		}

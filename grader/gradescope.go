@@ -59,24 +59,14 @@ func Gradescope(r *Report) GradescopeResults {
 		if ex.Reason != "" && !isCountReason(ex.Reason) {
 			fmt.Fprintf(&out, "%s\n\n", ex.Reason)
 		}
-		hidden, hiddenPassed := 0, 0
 		for _, t := range ex.Tests {
 			if t.Hidden {
-				hidden++
-				if t.Status == StatusPass {
-					hiddenPassed++
-				}
-				fmt.Fprintf(&hiddenOut, "%s: %s\n", t.Name, t.Status)
-				if t.Status != StatusPass && t.Output != "" {
-					hiddenOut.WriteString(indent(failureExcerpt(t.Output), "    "))
-				}
-				continue
-			}
-			fmt.Fprintf(&out, "%s: %s\n", t.Name, t.Status)
-			if t.Status != StatusPass && t.Output != "" {
-				out.WriteString(indent(failureExcerpt(t.Output), "    "))
+				hiddenOut.WriteString(testLine(t))
+			} else {
+				out.WriteString(testLine(t))
 			}
 		}
+		hidden, hiddenPassed := ex.HiddenCount()
 		if hidden > 0 {
 			fmt.Fprintf(&out, "\nhidden tests: %d of %d passed\n", hiddenPassed, hidden)
 		}

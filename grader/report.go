@@ -90,6 +90,20 @@ func (r *Report) Passed() bool {
 // TestsPassed counts the passing tests of an exercise.
 func (e *ExerciseReport) TestsPassed() int { return countStatus(e.Tests, StatusPass) }
 
+// HiddenCount returns how many of the exercise's tests are hidden, and how
+// many of those passed: what a student may know of them.
+func (e *ExerciseReport) HiddenCount() (hidden, passed int) {
+	for _, t := range e.Tests {
+		if t.Hidden {
+			hidden++
+			if t.Status == StatusPass {
+				passed++
+			}
+		}
+	}
+	return hidden, passed
+}
+
 // FirstFailure returns the first failing test and its output, or ok=false.
 func (e *ExerciseReport) FirstFailure() (TestReport, bool) {
 	for _, t := range e.Tests {

@@ -162,17 +162,14 @@ func runAutograderGradescope(opts *GradescopeBundleOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	source := opts.Source
-	if source == "" {
-		wd, err := opts.Getwd()
-		if err != nil {
-			return usageError(err)
+	source, err := courseSource(opts.Source, opts.Getwd, autograder.FindCourseRoot)
+	if err != nil {
+		return err
+	}
+	if opts.Source != "" {
+		if err := autograder.IsCourseRoot(source); err != nil {
+			return usageError(fmt.Errorf("--source %s: %w", source, err))
 		}
-		if source, err = autograder.FindCourseRoot(wd); err != nil {
-			return usageError(fmt.Errorf("%w; name it with --source DIR", err))
-		}
-	} else if err := autograder.IsCourseRoot(source); err != nil {
-		return usageError(fmt.Errorf("--source %s: %w", source, err))
 	}
 	if opts.Timeout <= 0 {
 		return usageError(fmt.Errorf("--timeout %s: must be positive", opts.Timeout))
@@ -237,4 +234,21 @@ func runAutograderGradescope(opts *GradescopeBundleOptions) error {
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
+}
+
+// courseSource is --source, or else the course's source tree that find
+// finds from the working directory.
+func courseSource(given string, getwd func() (string, error), find func(string) (string, error)) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	wd, err := getwd()
+	if err != nil {
+		return "", usageError(err)
+	}
+	source, err := find(wd)
+	if err != nil {
+		return "", usageError(fmt.Errorf("%w; name it with --source DIR", err))
+	}
+	return source, nil
 }

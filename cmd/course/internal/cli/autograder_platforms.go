@@ -85,15 +85,9 @@ func runAutograderClassroom50(opts *Classroom50Options) error {
 	if err != nil {
 		return usageError(err)
 	}
-	source := opts.Source
-	if source == "" {
-		wd, err := opts.Getwd()
-		if err != nil {
-			return usageError(err)
-		}
-		if source, err = release.FindSource(wd); err != nil {
-			return usageError(fmt.Errorf("%w; name it with --source DIR", err))
-		}
+	source, err := courseSource(opts.Source, opts.Getwd, release.FindSource)
+	if err != nil {
+		return err
 	}
 	c := &autograder.Classroom50{Lab: l, Bonus: opts.Bonus, GoVersion: opts.GoVersion}
 	if opts.Timeout != grader.DefaultTimeout {
