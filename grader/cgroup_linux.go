@@ -20,11 +20,15 @@ import (
 // runc's cgroups packages) would bring systemd, D-Bus and eBPF along.
 
 // cgroupSet is where the grader makes one cgroup per run: under its own
-// cgroup in the v1 memory and pids hierarchies, or in the unified (v2)
-// hierarchy when that is where the memory and pids controllers are.
+// cgroup in the v1 memory, pids (and cpu) hierarchies, or in the unified
+// (v2) hierarchy when that is where the memory and pids controllers are.
+// The cpu controller is optional: without it a run has no CPU share of its
+// own (Isolation says so), only GOMAXPROCS=1 and RLIMIT_CPU.
 type cgroupSet struct {
-	version int      // 1 or 2
-	parents []string // v1: the memory and the pids parent; v2: one
+	version int // 1 or 2
+	// The parents, by controller: v1 has one hierarchy each, v2 one for
+	// all. cpu is "" when the controller is not to be had.
+	memory, pids, cpu string
 }
 
 var cgroupSeq atomic.Int64
@@ -45,9 +49,13 @@ func findCgroups() (*cgroupSet, error) {
 		if !ok {
 			return nil, errors.New("the cgroup v1 memory controller is mounted but the pids controller is not")
 		}
-		set := &cgroupSet{version: 1, parents: []string{
-			filepath.Join(mem, own["memory"]), filepath.Join(pids, own["pids"]),
-		}}
+		set := &cgroupSet{version: 1, memory: filepath.Join(mem, own["memory"]), pids: filepath.Join(pids, own["pids"])}
+		if cpu, ok := mounts["cpu"]; ok {
+			set.cpu = filepath.Join(cpu, own["cpu"])
+			if set.try() != nil {
+				set.cpu = "" // memory and pids still bound the run
+			}
+		}
 		return set, set.try()
 	}
 	root, ok := mounts[""]
@@ -59,14 +67,20 @@ func findCgroups() (*cgroupSet, error) {
 	// is the root); then use the root of the hierarchy.
 	var why []string
 	for _, parent := range []string{filepath.Join(root, own[""]), root} {
-		if err := enableControllers(parent); err != nil {
+		if err := enableControllers(parent, "memory", "pids"); err != nil {
 			why = append(why, err.Error())
 			continue
 		}
-		set := &cgroupSet{version: 2, parents: []string{parent}}
+		set := &cgroupSet{version: 2, memory: parent, pids: parent}
 		if err := set.try(); err != nil {
 			why = append(why, err.Error())
 			continue
+		}
+		if enableControllers(parent, "cpu") == nil {
+			set.cpu = parent
+			if set.try() != nil {
+				set.cpu = ""
+			}
 		}
 		return set, nil
 	}
@@ -100,7 +114,7 @@ func cgroupMounts() (map[string]string, error) {
 			}
 		case "cgroup":
 			for _, opt := range strings.Split(rf[2], ",") {
-				if opt == "memory" || opt == "pids" {
+				if opt == "memory" || opt == "pids" || opt == "cpu" {
 					out[opt] = lf[4]
 				}
 			}
@@ -128,13 +142,14 @@ func ownCgroups() (map[string]string, error) {
 	return out, nil
 }
 
-func enableControllers(dir string) error {
+// enableControllers enables the controllers for the children of dir.
+func enableControllers(dir string, controllers ...string) error {
 	data, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
 	if err != nil {
 		return err
 	}
 	have := strings.Fields(string(data))
-	for _, c := range []string{"memory", "pids"} {
+	for _, c := range controllers {
 		if !slices.Contains(have, c) {
 			if err := os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte("+"+c), 0); err != nil {
 				return fmt.Errorf("enable the %s controller in %s: %w", c, dir, err)
@@ -146,7 +161,7 @@ func enableControllers(dir string) error {
 
 // try makes and removes a cgroup, to know now whether runs can have one.
 func (s *cgroupSet) try() error {
-	cg, err := s.child("probe", 64<<20, 16)
+	cg, err := s.child("probe", 64<<20, 16, 1)
 	if err != nil {
 		return err
 	}
@@ -156,37 +171,45 @@ func (s *cgroupSet) try() error {
 // cgroup is the cgroup of one run.
 type cgroup struct {
 	version int
-	dirs    []string // v1: memory, pids; v2: one
+	dirs    []string // each directory made, once
+	memory  string   // where each controller's files are
+	pids    string
+	cpu     string // "" without the cpu controller
 }
 
-// child makes a new cgroup for one run with its limits.
-func (s *cgroupSet) child(what string, memory int64, procs int) (*cgroup, error) {
+// cpuPeriod is the period of a run's CPU quota, in microseconds.
+const cpuPeriod = 100_000
+
+// child makes a new cgroup for one run with its limits: memory bytes,
+// procs processes and threads, and cpus CPUs' worth of time (0: no quota,
+// an equal share only).
+func (s *cgroupSet) child(what string, memory int64, procs int, cpus int) (*cgroup, error) {
 	name := fmt.Sprintf("course-grade-%d-%d-%s", os.Getpid(), cgroupSeq.Add(1), what)
 	cg := &cgroup{version: s.version}
-	for _, p := range s.parents {
-		d := filepath.Join(p, name)
+	made := map[string]string{}
+	mkdir := func(parent string) (string, error) {
+		if d, ok := made[parent]; ok || parent == "" {
+			return d, nil
+		}
+		d := filepath.Join(parent, name)
 		if err := os.Mkdir(d, 0o700); err != nil {
-			_ = cg.remove()
-			return nil, fmt.Errorf("cgroup: %w", err)
+			return "", fmt.Errorf("cgroup: %w", err)
 		}
+		made[parent] = d
 		cg.dirs = append(cg.dirs, d)
+		return d, nil
 	}
-	mem := strconv.FormatInt(memory, 10)
-	var writes [][2]string
-	if s.version == 1 {
-		writes = [][2]string{
-			{filepath.Join(cg.dirs[0], "memory.limit_in_bytes"), mem},
-			{filepath.Join(cg.dirs[0], "memory.memsw.limit_in_bytes"), mem}, // no swap beyond it (if swap is accounted)
-			{filepath.Join(cg.dirs[1], "pids.max"), strconv.Itoa(procs)},
-		}
-	} else {
-		writes = [][2]string{
-			{filepath.Join(cg.dirs[0], "memory.max"), mem},
-			{filepath.Join(cg.dirs[0], "memory.swap.max"), "0"},
-			{filepath.Join(cg.dirs[0], "pids.max"), strconv.Itoa(procs)},
+	var err error
+	for _, c := range []struct {
+		parent string
+		dir    *string
+	}{{s.memory, &cg.memory}, {s.pids, &cg.pids}, {s.cpu, &cg.cpu}} {
+		if *c.dir, err = mkdir(c.parent); err != nil {
+			_ = cg.remove()
+			return nil, err
 		}
 	}
-	for _, w := range writes {
+	for _, w := range cg.limits(memory, procs, cpus) {
 		err := os.WriteFile(w[0], []byte(w[1]), 0)
 		if err != nil && (errors.Is(err, os.ErrNotExist) && strings.Contains(w[0], "sw")) {
 			continue // the kernel does not account swap: there is none to limit
@@ -197,6 +220,40 @@ func (s *cgroupSet) child(what string, memory int64, procs int) (*cgroup, error)
 		}
 	}
 	return cg, nil
+}
+
+// limits are the files to write for a run's limits, and what to write.
+func (c *cgroup) limits(memory int64, procs, cpus int) [][2]string {
+	mem := strconv.FormatInt(memory, 10)
+	var w [][2]string
+	if c.version == 1 {
+		w = [][2]string{
+			{filepath.Join(c.memory, "memory.limit_in_bytes"), mem},
+			{filepath.Join(c.memory, "memory.memsw.limit_in_bytes"), mem}, // no swap beyond it (if swap is accounted)
+			{filepath.Join(c.pids, "pids.max"), strconv.Itoa(procs)},
+		}
+		if c.cpu != "" {
+			// Every run the same weight as the next, whatever its threads.
+			w = append(w, [2]string{filepath.Join(c.cpu, "cpu.shares"), "1024"})
+			if cpus > 0 {
+				w = append(w, [2]string{filepath.Join(c.cpu, "cpu.cfs_period_us"), strconv.Itoa(cpuPeriod)},
+					[2]string{filepath.Join(c.cpu, "cpu.cfs_quota_us"), strconv.Itoa(cpus * cpuPeriod)})
+			}
+		}
+		return w
+	}
+	w = [][2]string{
+		{filepath.Join(c.memory, "memory.max"), mem},
+		{filepath.Join(c.memory, "memory.swap.max"), "0"},
+		{filepath.Join(c.pids, "pids.max"), strconv.Itoa(procs)},
+	}
+	if c.cpu != "" {
+		w = append(w, [2]string{filepath.Join(c.cpu, "cpu.weight"), "100"})
+		if cpus > 0 {
+			w = append(w, [2]string{filepath.Join(c.cpu, "cpu.max"), fmt.Sprintf("%d %d", cpus*cpuPeriod, cpuPeriod)})
+		}
+	}
+	return w
 }
 
 // add moves process pid into the cgroup.
@@ -231,7 +288,7 @@ func (c *cgroup) procs() ([]int, error) {
 // kill kills every process in the cgroup, once.
 func (c *cgroup) kill() {
 	if c.version == 2 {
-		if err := os.WriteFile(filepath.Join(c.dirs[0], "cgroup.kill"), []byte("1"), 0); err == nil {
+		if err := os.WriteFile(filepath.Join(c.memory, "cgroup.kill"), []byte("1"), 0); err == nil {
 			return
 		}
 	}
@@ -260,13 +317,8 @@ func (c *cgroup) empty(wait time.Duration) error {
 	}
 }
 
-// counter reads one "key value" line of a cgroup file of the first directory
-// (memory) or, for pids, of the last.
-func (c *cgroup) counter(file, key string) int64 {
-	dir := c.dirs[0]
-	if strings.HasPrefix(file, "pids.") {
-		dir = c.dirs[len(c.dirs)-1]
-	}
+// counter reads one "key value" line of a cgroup file in dir.
+func counter(dir, file, key string) int64 {
 	data, err := os.ReadFile(filepath.Join(dir, file))
 	if err != nil {
 		return 0
@@ -284,14 +336,19 @@ func (c *cgroup) counter(file, key string) int64 {
 // oomKilled reports whether the kernel killed a process for the memory limit.
 func (c *cgroup) oomKilled() bool {
 	if c.version == 1 {
-		return c.counter("memory.oom_control", "oom_kill") > 0
+		return counter(c.memory, "memory.oom_control", "oom_kill") > 0
 	}
-	return c.counter("memory.events", "oom_kill") > 0
+	return counter(c.memory, "memory.events", "oom_kill") > 0
 }
 
 // pidsLimited reports whether a fork or a new thread was refused for the limit.
 func (c *cgroup) pidsLimited() bool {
-	return c.counter("pids.events", "max") > 0
+	return counter(c.pids, "pids.events", "max") > 0
+}
+
+// throttled reports whether the run was held back for its CPU quota.
+func (c *cgroup) throttled() bool {
+	return c.cpu != "" && counter(c.cpu, "cpu.stat", "nr_throttled") > 0
 }
 
 // remove deletes the cgroup; it must be empty.

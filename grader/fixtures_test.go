@@ -149,7 +149,7 @@ func withInit(t testing.TB, src []byte, imports []string, body string) []byte {
 		have[strings.Trim(imp.Path.Value, `"`)] = true
 	}
 	s := string(src)
-	clause := "\npackage session\n"
+	clause := "\npackage " + f.Name.Name + "\n"
 	at := strings.Index(s, clause)
 	require.GreaterOrEqual(t, at, 0, "source has no package clause")
 	var extra strings.Builder

@@ -87,9 +87,11 @@ type Options struct {
 	SkipPolicy bool
 	// Sandbox is how strongly runs are confined; SandboxStrict if empty.
 	Sandbox SandboxMode
-	// Race builds with the race detector even if no graded exercise asks
-	// for it (the lab's manifest marks the exercises that do).
-	Race bool
+	// NoRace builds without the race detector. Every grading build has it
+	// (a data race is the one road to memory left without unsafe or
+	// reflect); this is only for the course's own code on a machine with
+	// no C compiler (course selfcheck --no-race), never for student code.
+	NoRace bool
 	// TempDir is where private work directories are made; os.TempDir() if empty.
 	TempDir string
 
@@ -152,7 +154,7 @@ func New(opts Options) (*Grader, error) {
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.NumCPU()
 	}
-	g := &Grader{opts: opts, expected: map[string][]expectedTest{}, race: opts.Race}
+	g := &Grader{opts: opts, expected: map[string][]expectedTest{}, race: !opts.NoRace}
 	var err error
 	if g.goBin, err = findGo(opts.GoBin); err != nil {
 		return nil, err
@@ -176,9 +178,6 @@ func New(opts Options) (*Grader, error) {
 			return nil, fmt.Errorf("exercise %s is a bonus exercise, graded only when asked for (course grade --bonus)", id)
 		}
 		g.exercises = append(g.exercises, ex)
-	}
-	for _, ex := range g.exercises {
-		g.race = g.race || ex.Race
 	}
 	var private []string
 	if opts.TestsDir != "" {
@@ -217,6 +216,7 @@ func New(opts Options) (*Grader, error) {
 	if g.checker, err = NewChecker(opts.Lab.Editable[0], opts.Lab.Package, opts.Lab.GoVersion(), given, g.goBin, buildEnv(false)); err != nil {
 		return nil, err
 	}
+	g.checker.Sequential = opts.Lab.Sequential
 	for _, ex := range opts.Lab.Exercises {
 		for _, name := range opts.Lab.PublicTests(ex.ID) {
 			g.expected[ex.ID] = append(g.expected[ex.ID], expectedTest{name, false})
@@ -849,10 +849,6 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 		return nil, fmt.Errorf("grader: %w", err)
 	}
 	defer input.Close()
-	// No GORACE: the race detector reads it from /proc/self/environ, which
-	// a process whose binary it may not read (ours is execute-only) cannot
-	// open. A race fails its test all the same, and the run fails on the
-	// detector's report.
 	r.out = runJob(ctx, job{
 		Path: bin,
 		Args: []string{
@@ -862,7 +858,7 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 			"-test.count=1",
 			"-test.timeout=" + r.timeout.String(),
 		},
-		Env:        []string{"GOTRACEBACK=single"},
+		Env:        runEnv,
 		Timeout:    r.timeout + runGrace,
 		Cap:        g.opts.OutputCap,
 		Extra:      []*os.File{report, input},
@@ -880,14 +876,37 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 	} else if r.sum, err = g.events(ctx, r.out.Output); err != nil {
 		return nil, err
 	}
-	reported, _ := os.ReadFile(reportPath)
-	r.rep = readHarnessReport(reported, nonce)
+	r.rep = readHarnessReport(readReport(report, maxReportBytes), nonce)
 	if r.initHung() {
 		// Not one test started: the package's initialisation hangs, and
 		// would hang every other run the same way.
 		st.setAbort(fmt.Sprintf("no test started within %s: the package's initialisation (an init function or a package-level variable) did not finish", r.timeout))
 	}
 	return r, nil
+}
+
+// runEnv is the environment of every run of student code. One P and no
+// asynchronous preemption: goroutines then change only where the code calls
+// into the scheduler, never between the two words of an interface or the
+// three of a slice, so even a data race the detector misses cannot tear a
+// value and reach memory (docs/grading.md, "Data races"). The Go runtime
+// reads these from its own start-up stack, not from /proc.
+//
+// No GORACE: the race detector reads it from /proc/self/environ, which a
+// process whose binary it may not read (ours is execute-only) cannot open;
+// it runs with its defaults. A race it sees is printed before the racing
+// access completes, and the run fails on that report.
+var runEnv = []string{"GOTRACEBACK=single", "GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1"}
+
+// maxReportBytes bounds what the grader reads of a run's report: a line per
+// test, a few hundred tests. More than that is not the harness's.
+const maxReportBytes = 1 << 20
+
+// readReport reads f from its start, at most limit+1 bytes: a report longer
+// than limit comes back too long, and readHarnessReport refuses it.
+func readReport(f *os.File, limit int64) []byte {
+	data, _ := io.ReadAll(io.NewSectionReader(f, 0, limit+1))
+	return data
 }
 
 // runGrace is how long after -test.timeout the grader kills a run: the test

@@ -150,6 +150,9 @@ type harnessReport struct {
 // reported twice or anything after "end" makes the whole report unusable.
 func readHarnessReport(data []byte, nonce string) harnessReport {
 	r := harnessReport{results: map[string]string{}}
+	if len(data) > maxReportBytes {
+		return harnessReport{results: map[string]string{}, bad: fmt.Sprintf("the grader's report is longer than %d KiB, which the harness never writes", maxReportBytes>>10)}
+	}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	if len(data) == 0 {
 		return r

@@ -98,6 +98,8 @@ type Checker struct {
 	exports   map[string]string // import path -> export data file
 	helper    string            // the helper program
 	timeout   time.Duration     // per check
+	// Sequential refuses goroutines in the student file (lab.Manifest).
+	Sequential bool
 }
 
 // NewChecker prepares a Checker for the lab's file editable (package pkg,
@@ -283,7 +285,7 @@ func buildCheckHelper(goBin string, env []string) (string, error) {
 func (c *Checker) Check(src []byte) error {
 	req, err := json.Marshal(&staticcheck.Request{
 		File: c.editable, Package: c.pkg, GoVersion: c.goVersion, Src: string(src),
-		Given: c.given, Exports: c.exports, Allowed: AllowedImports, Max: maxViolations,
+		Given: c.given, Exports: c.exports, Allowed: AllowedImports, Max: maxViolations, Sequential: c.Sequential,
 	})
 	if err != nil {
 		return fmt.Errorf("checker: %w", err)

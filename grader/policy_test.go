@@ -11,6 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/release/releasetest"
 )
 
 var (
@@ -160,4 +163,61 @@ func TestCheckerRejectsAFileItCannotCheckInTime(t *testing.T) {
 	assert.Contains(t, pe.Error(), "could not check this file within 1s")
 	assert.Less(t, took, 30*time.Second, "Check took %s: the helper was not killed at its deadline", took)
 	assert.NoError(t, c.Check(stubSource(t)), "after a timeout, the checker still checks the stub")
+}
+
+// TestCheckerRefusesGoroutinesInASequentialLab: lab 4's manifest says its
+// file needs no goroutines, so the checker refuses every way of starting
+// one or sharing memory between them; the lab's stub and solution pass.
+func TestCheckerRefusesGoroutinesInASequentialLab(t *testing.T) {
+	cat, err := lab.Load()
+	require.NoError(t, err)
+	l, err := cat.Lookup("4")
+	require.NoError(t, err)
+	require.True(t, l.Sequential, "lab 4's manifest must say \"sequential\": true")
+	given, err := l.GivenFiles()
+	require.NoError(t, err)
+	goBin, err := exec.LookPath("go")
+	require.NoError(t, err)
+	c, err := NewChecker(l.Editable[0], l.Package, l.GoVersion(), given, goBin, buildEnv(false))
+	require.NoError(t, err)
+	c.Sequential = l.Sequential
+
+	stub, err := l.Stub()
+	require.NoError(t, err)
+	with := func(imports []string, code string) []byte {
+		src := string(stub)
+		if len(imports) > 0 {
+			var b strings.Builder
+			for _, p := range imports {
+				b.WriteString("import \"" + p + "\"\n")
+			}
+			src = strings.Replace(src, "import \"fmt\"\n", "import \"fmt\"\n"+b.String(), 1)
+		}
+		return []byte(src + "\n" + code + "\n")
+	}
+	assert.NoError(t, c.Check(stub), "Check(lab 4's stub)")
+	assert.NoError(t, c.Check(releasetest.Solution(t, l)), "Check(lab 4's reference solution)")
+
+	cases := []struct {
+		name    string
+		src     []byte
+		problem string
+	}{
+		{"a go statement", with(nil, "func init() { go func() {}() }"), "go statement: this lab needs no goroutines"},
+		{"sync", with([]string{"sync"}, "var mu sync.Mutex"), `import "sync": this lab needs no goroutines`},
+		{"sync/atomic", with([]string{"sync/atomic"}, "var n atomic.Int64"), `import "sync/atomic": this lab needs no goroutines`},
+		{"time.AfterFunc called", with([]string{"time"}, "func init() { time.AfterFunc(0, func() {}) }"), "time.AfterFunc runs its function on a goroutine of its own"},
+		{"time.AfterFunc as a value", with([]string{"time"}, "var later = time.AfterFunc"), "time.AfterFunc runs its function on a goroutine of its own"},
+		{"context.AfterFunc", with([]string{"context"}, "func init() { context.AfterFunc(context.Background(), func() {}) }"), "context.AfterFunc runs its function on a goroutine of its own"},
+	}
+	for _, tc := range cases {
+		err := c.Check(tc.src)
+		var pe *PolicyError
+		if assert.True(t, errors.As(err, &pe), "Check(lab 4 file with %s) = %v, want a *PolicyError", tc.name, err) {
+			assert.Contains(t, pe.Error(), tc.problem, "Check(lab 4 file with %s): the problem shown to the student", tc.name)
+		}
+	}
+	// The same file in a lab that teaches concurrency is fine.
+	c.Sequential = false
+	assert.NoError(t, c.Check(with([]string{"sync"}, "var mu sync.Mutex\n\nfunc init() { go func() { mu.Lock(); mu.Unlock() }() }")), "Check(a go statement and sync in a lab that is not sequential)")
 }

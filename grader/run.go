@@ -42,6 +42,7 @@ type outcome struct {
 	Duration          time.Duration
 	MemoryExceeded    bool  // the kernel killed a process at the memory limit
 	ProcessesExceeded bool  // a fork or a new thread was refused at the limit
+	CPUThrottled      bool  // the run was held back for its CPU quota
 	StartErr          error // the program could not be started at all
 }
 

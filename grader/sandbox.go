@@ -71,7 +71,8 @@ type Isolation struct {
 	// Mechanisms lists each mechanism really used, by a fixed word:
 	// "mount", "pid", "net", "ipc", "uts", "user" (namespaces), "uid" (a
 	// user id of its own for every run), "cgroup-v1" or "cgroup-v2"
-	// (memory and process limits), "rlimits".
+	// (memory and process limits), "cpu" (a CPU share and a one-CPU quota
+	// per run), "rlimits".
 	Mechanisms []string `json:"mechanisms"`
 	// MemoryLimit is the memory a run may use, in bytes (0: none).
 	MemoryLimit int64 `json:"memory_limit,omitempty"`
@@ -103,6 +104,8 @@ func (i *Isolation) describe(tool string) {
 		case "cgroup-v1", "cgroup-v2":
 			rest = append(rest, fmt.Sprintf("%s (memory %s, %d processes)", strings.Replace(m, "-", " ", 1),
 				humanize.IBytes(uint64(i.MemoryLimit)), i.ProcessLimit))
+		case "cpu":
+			rest = append(rest, "one CPU per run")
 		case "rlimits":
 			rest = append(rest, "rlimits")
 		}

@@ -139,6 +139,11 @@ func (s *sandbox) finishIsolation() {
 	if s.cg != nil {
 		s.iso.Mechanisms = append(s.iso.Mechanisms, fmt.Sprintf("cgroup-v%d", s.cg.version))
 		s.iso.MemoryLimit, s.iso.ProcessLimit = s.memory, s.procs
+		if s.cg.cpu != "" {
+			s.iso.Mechanisms = append(s.iso.Mechanisms, "cpu")
+		} else {
+			s.iso.Missing = append(s.iso.Missing, "a CPU share per run (no cgroup cpu controller: a busy run slows the others)")
+		}
 	} else {
 		s.iso.MemoryLimit = s.memory // RLIMIT_DATA, roughly
 		if s.uids != nil {
@@ -280,12 +285,15 @@ func (s *sandbox) prepare(j job) (*launch, error) {
 	}
 	var cg *cgroup
 	if s.cg != nil {
-		memory, procs, what := s.memory, s.procs, "run"
+		// A run of student code gets one CPU's worth of time (it has one P
+		// anyway: GOMAXPROCS=1) and the same share as every other run; the
+		// toolchain gets an equal share, no quota.
+		memory, procs, cpus, what := s.memory, s.procs, 1, "run"
 		if !j.Untrusted {
-			memory, procs, what = max(buildMemoryLimit, s.memory), 4096, "build"
+			memory, procs, cpus, what = max(buildMemoryLimit, s.memory), 4096, 0, "build"
 		}
 		var err error
-		if cg, err = s.cg.child(what, memory, procs); err != nil {
+		if cg, err = s.cg.child(what, memory, procs, cpus); err != nil {
 			return fail(err)
 		}
 		cleanups = append(cleanups, cg.remove)
@@ -371,6 +379,7 @@ func (s *sandbox) prepare(j job) (*launch, error) {
 			errs = append(errs, cg.empty(5*time.Second))
 			out.MemoryExceeded = cg.oomKilled()
 			out.ProcessesExceeded = cg.pidsLimited()
+			out.CPUThrottled = cg.throttled()
 		}
 		if uid >= 0 {
 			// Without a PID namespace, a process of the run's uid may have

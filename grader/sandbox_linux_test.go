@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -124,4 +125,23 @@ func TestUIDPoolGivesEveryRunItsOwnID(t *testing.T) {
 	for _, r := range releases {
 		r()
 	}
+}
+
+// TestRunGetsOneCPU: a run that keeps four processes busy is held to one
+// CPU's worth of time by its cgroup, so in a class run it cannot take its
+// neighbours' share (the runs also have GOMAXPROCS=1).
+func TestRunGetsOneCPU(t *testing.T) {
+	sb, err := newSandbox(SandboxStrict, DefaultMemoryLimit, DefaultProcessLimit, false)
+	if err != nil || !sb.isolation().Has("cpu") {
+		if os.Getenv("COURSE_REQUIRE_SANDBOX") != "" {
+			t.Fatalf("COURSE_REQUIRE_SANDBOX is set but this machine gives no run a CPU share: %v (isolation %+v)", err, sb)
+		}
+		t.Skipf("this machine gives no run a CPU share of its own (the cgroup cpu controller, as root): %v", err)
+	}
+	hog := "for i in 1 2 3 4; do (while :; do :; done) & done; wait"
+	out := runJob(context.Background(), job{Path: "/bin/sh", Args: []string{"-c", hog}, Timeout: 1500 * time.Millisecond,
+		Untrusted: true, PrivateDir: filepath.Join(reachableTempDir(t), "run")}, sb)
+	require.NoError(t, out.StartErr)
+	assert.True(t, out.TimedOut, "the hog ran until its timeout: %+v", out)
+	assert.True(t, out.CPUThrottled, "a run of four busy processes was never held back for its one-CPU quota: %+v", out)
 }

@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +48,7 @@ func TestJudgeTakesResultsFromTheHarnessNotTheEvents(t *testing.T) {
 		{"a test twice", nonce + " fail TestA\n" + nonce + " pass TestA\n" + nonce + " pass TestB\n" + nonce + " end 0\n", false, "twice"},
 		{"a line after the end", nonce + " pass TestA\n" + nonce + " pass TestB\n" + nonce + " end 0\n" + nonce + " pass TestA\n", false, "does not end"},
 		{"end 0 after a failure", nonce + " pass TestA\n" + nonce + " fail TestB\n" + nonce + " end 0\n", false, "1 of 2 tests failed"},
+		{"a report longer than the harness ever writes", nonce + " pass TestA\n" + nonce + " pass TestB\n" + strings.Repeat(nonce+" skip TestC\n", maxReportBytes/12) + nonce + " end 0\n", false, "longer than 1024 KiB"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -43,13 +43,19 @@ const (
 
 // Manifest is a lab's .meta/lab.json.
 type Manifest struct {
-	Chapter   string     `json:"chapter"`
-	Slug      string     `json:"slug"`
-	Title     string     `json:"title"`
-	Package   string     `json:"package"`
-	Module    string     `json:"module"`
-	Editable  []string   `json:"editable"`
-	Exercises []Exercise `json:"exercises"`
+	Chapter  string   `json:"chapter"`
+	Slug     string   `json:"slug"`
+	Title    string   `json:"title"`
+	Package  string   `json:"package"`
+	Module   string   `json:"module"`
+	Editable []string `json:"editable"`
+	// Sequential says the editable file needs no goroutines: concurrency
+	// is not this lab's lesson, so the grader's checker refuses go
+	// statements, the sync and sync/atomic imports and the callbacks the
+	// standard library runs on goroutines of their own (time.AfterFunc,
+	// context.AfterFunc). Student code then never races with itself.
+	Sequential bool       `json:"sequential,omitempty"`
+	Exercises  []Exercise `json:"exercises"`
 }
 
 // Exercise is one graded exercise of a lab. Its tests are the test
@@ -63,9 +69,6 @@ type Exercise struct {
 	// (grader.Options.Bonus, `course grade --bonus`), and its points count
 	// in the maximum score only then.
 	Bonus bool `json:"bonus,omitempty"`
-	// Race marks an exercise whose rules include "no data race": grading
-	// builds with the race detector whenever such an exercise is graded.
-	Race bool `json:"race,omitempty"`
 	// Scoring is how the exercise's points are earned: ScoreAll (the
 	// default, also "") all or nothing, or ScorePerTest, shared among its
 	// tests by weight.

@@ -30,10 +30,6 @@ type Mutant struct {
 	// Rules are the rules of the lab it breaks: at least one test that
 	// checks one of them must fail on it.
 	Rules []string
-	// Race is set for a data race ("Race: true"): it is graded with the
-	// race detector, which reports the race in one run, where a build
-	// without it would show the damage only by chance.
-	Race bool
 	// Patch is the unified diff against the reference solution's file.
 	Patch []byte
 }
@@ -48,8 +44,8 @@ func (e *MutantError) Error() string { return e.File + ": " + e.Err.Error() }
 func (e *MutantError) Unwrap() error { return e.Err }
 
 // LoadMutants reads every *.patch in dir of fsys. A patch starts with a
-// header of "Key: value" lines (Exercise, Mistake and Rules are required;
-// Race: true marks a data race), then the diff:
+// header of "Key: value" lines (Exercise, Mistake and Rules, all required),
+// then the diff:
 //
 //	Exercise: N.M
 //	Mistake: the failed write does not taint the writer
@@ -95,14 +91,8 @@ func LoadMutants(fsys fs.FS, dir string) ([]Mutant, error) {
 						m.Rules = append(m.Rules, r)
 					}
 				}
-			case "Race":
-				switch strings.TrimSpace(value) {
-				case "true":
-					m.Race = true
-				case "false":
-				default:
-					return nil, &MutantError{File: p, Err: fmt.Errorf("Race: %q, want true or false", strings.TrimSpace(value))}
-				}
+			default:
+				return nil, &MutantError{File: p, Err: fmt.Errorf("unknown header %q (known: Exercise, Mistake, Rules)", key)}
 			}
 		}
 		if m.Exercise == "" || m.Mistake == "" || len(m.Rules) == 0 {

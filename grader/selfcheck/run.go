@@ -35,7 +35,6 @@ type Candidate struct {
 	Exercise string   // mutants only: the exercise whose tests must catch it
 	Mistake  string   // mutants only
 	Rules    []string // mutants only: a test of one of these rules must catch it
-	Race     bool     // mutants only: a data race, graded with the race detector
 	Source   []byte
 }
 
@@ -102,8 +101,9 @@ type Options struct {
 	Jobs int
 	// Timeout bounds one exercise's run; grader.DefaultTimeout if zero.
 	Timeout time.Duration
-	// NoRace skips the race detector for the solutions and the data-race
-	// mutants (when there is no C compiler); those mutants may then survive.
+	// NoRace grades without the race detector, which every real grading
+	// build has (for a machine with no C compiler); the mutants whose
+	// mistake is a data race may then survive.
 	NoRace bool
 	// Progress, if set, is called after each candidate is graded.
 	Progress func(done, total int, r Result)
@@ -147,32 +147,27 @@ func Candidates(l *lab.Lab) ([]Candidate, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Candidate{Kind: KindMutant, Name: m.ID, Exercise: m.Exercise, Mistake: m.Mistake, Rules: m.Rules, Race: m.Race, Source: src})
+		out = append(out, Candidate{Kind: KindMutant, Name: m.ID, Exercise: m.Exercise, Mistake: m.Mistake, Rules: m.Rules, Source: src})
 	}
 	return out, nil
 }
 
-// graderKey says which grader grades a candidate: the exercises it is
-// graded on ("" for all of them) and whether the race detector is forced.
+// graderKey says which grader grades a candidate: the exercise it is
+// graded on ("" for all of them).
 type graderKey struct {
 	exercise string
-	race     bool
 }
 
 // graderFor is the grader of a candidate. The stub, the solutions and
-// the alternatives are graded on every exercise, bonus ones too, the
-// solutions under the race detector. A mutant is graded only on the
-// exercise it names, since only that exercise's tests judge it: the same
-// verdict for that exercise as a grading of all (each exercise's verdict
-// comes from its own runs, see grader.Grader.Grade), without the runs of
-// the others, and without the race detector where neither the exercise
-// nor the mutant asks for it.
+// the alternatives are graded on every exercise, bonus ones too. A mutant
+// is graded only on the exercise it names, since only that exercise's
+// tests judge it: the same verdict for that exercise as a grading of all
+// (each exercise's verdict comes from its own runs, see
+// grader.Grader.Grade), without the runs of the others. All are built
+// with the race detector, as every grading build is.
 func graderFor(c Candidate) graderKey {
-	switch c.Kind {
-	case KindMutant:
-		return graderKey{exercise: c.Exercise, race: c.Race}
-	case KindSolution, KindAlternative:
-		return graderKey{race: true}
+	if c.Kind == KindMutant {
+		return graderKey{exercise: c.Exercise}
 	}
 	return graderKey{}
 }
@@ -203,7 +198,7 @@ func (gs *graders) get(k graderKey) (*grader.Grader, error) {
 	lg.once.Do(func() {
 		// Bonus: the optional exercises' tests must tell right from wrong too.
 		o := grader.Options{Lab: gs.opts.Lab, Hidden: true, Bonus: true, Timeout: gs.opts.Timeout,
-			Race: k.race && !gs.opts.NoRace, Sandbox: grader.SandboxBest}
+			NoRace: gs.opts.NoRace, Sandbox: grader.SandboxBest}
 		if k.exercise != "" {
 			o.Exercises = []string{k.exercise}
 		}

@@ -43,19 +43,17 @@ func TestSelfcheck(t *testing.T) {
 }
 
 // TestEachCandidateIsGradedOnWhatJudgesIt: the stub and the solutions on
-// every exercise (the solutions under the race detector), a mutant only on
-// the exercise it names, since only that exercise's tests judge it, under
-// the race detector only when it is a data race (or its exercise asks).
+// every exercise, a mutant only on the exercise it names, since only that
+// exercise's tests judge it.
 func TestEachCandidateIsGradedOnWhatJudgesIt(t *testing.T) {
 	for _, tc := range []struct {
 		c    Candidate
 		want graderKey
 	}{
 		{Candidate{Kind: KindStub, Name: "stub"}, graderKey{}},
-		{Candidate{Kind: KindSolution, Name: "reference"}, graderKey{race: true}},
-		{Candidate{Kind: KindAlternative, Name: "worker"}, graderKey{race: true}},
+		{Candidate{Kind: KindSolution, Name: "reference"}, graderKey{}},
+		{Candidate{Kind: KindAlternative, Name: "worker"}, graderKey{}},
 		{Candidate{Kind: KindMutant, Name: "7.2-off-by-one", Exercise: "7.2"}, graderKey{exercise: "7.2"}},
-		{Candidate{Kind: KindMutant, Name: "7.3-tail-without-lock", Exercise: "7.3", Race: true}, graderKey{exercise: "7.3", race: true}},
 	} {
 		assert.Equal(t, tc.want, graderFor(tc.c), "graderFor(%s %s)", tc.c.Kind, tc.c.Name)
 	}

@@ -40,6 +40,9 @@ type Request struct {
 	Exports   map[string]string // import path -> export data file
 	Allowed   []string          // what the student file may import
 	Max       int               // the most violations to list; 0 means 20
+	// Sequential refuses goroutines: go statements, sync and sync/atomic,
+	// and the callbacks run on goroutines of their own (lab.Manifest).
+	Sequential bool
 }
 
 // Violation is one reason a student file may not be built.
@@ -78,7 +81,7 @@ func Check(req *Request) (res Result) {
 	if err != nil {
 		return c.reject(parseViolations(err), max)
 	}
-	if vs := c.syntaxRules(fset, f); len(vs) > 0 {
+	if vs := append(c.syntaxRules(fset, f), c.sequentialSyntax(fset, f)...); len(vs) > 0 {
 		return c.reject(vs, max)
 	}
 	files := []*ast.File{f}
@@ -141,7 +144,7 @@ func Check(req *Request) (res Result) {
 		// file was not fully checked.
 		return c.reject([]Violation{{Problem: "could not be type-checked: " + terr.Error()}}, max)
 	}
-	return c.reject(c.typeRules(fset, f, pkg, info), max)
+	return c.reject(append(c.typeRules(fset, f, pkg, info), c.sequentialTypes(fset, info)...), max)
 }
 
 // reject sorts vs by line, drops repeats and keeps the first max.
