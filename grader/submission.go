@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/coursekit/course/grader/lab"
 )
 
@@ -25,6 +27,10 @@ const MaxSourceSize = 1 << 20
 // maxArchiveSize bounds how much of an archive is read, so a crafted archive
 // (a zip bomb, an endless gzip stream) cannot exhaust memory.
 const maxArchiveSize = 64 << 20
+
+// maxInflatedSize bounds what a .tar.gz is inflated to, whatever its
+// members declare (a variable for the test, which lowers it).
+var maxInflatedSize int64 = maxArchiveSize
 
 // ErrBadSubmission marks every error about the submission itself: a path that
 // does not exist, an archive without the file, a file that is too large.
@@ -216,12 +222,16 @@ func tarFiles(p string) (map[string]func() ([]byte, error), error) {
 	if err != nil {
 		return nil, &SubmissionError{Path: p, Reason: "not a readable gzip archive: " + err.Error()}
 	}
-	tr := tar.NewReader(io.LimitReader(gz, maxArchiveSize))
+	tr := tar.NewReader(&inflateLimit{r: gz, left: maxInflatedSize})
+	tooLarge := &SubmissionError{Path: p, Reason: fmt.Sprintf("unpacks to more than %s, far more than a workspace holds", humanize.IBytes(uint64(maxInflatedSize)))}
 	files := map[string]func() ([]byte, error){}
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
 			break
+		}
+		if errors.Is(err, errInflatedTooLarge) {
+			return nil, tooLarge
 		}
 		if err != nil {
 			return nil, &SubmissionError{Path: p, Reason: "not a readable tar archive: " + err.Error()}
@@ -230,6 +240,9 @@ func tarFiles(p string) (map[string]func() ([]byte, error), error) {
 			continue
 		}
 		content, err := readAllCapped(tr)
+		if errors.Is(err, errInflatedTooLarge) {
+			return nil, tooLarge
+		}
 		name := cleanArchivePath(h.Name)
 		if _, dup := files[name]; dup {
 			return nil, &SubmissionError{Path: p, Reason: fmt.Sprintf("holds two entries named %s (%q among them): keep one", name, h.Name)}
@@ -237,6 +250,38 @@ func tarFiles(p string) (map[string]func() ([]byte, error), error) {
 		files[name] = func() ([]byte, error) { return content, err }
 	}
 	return files, nil
+}
+
+// errInflatedTooLarge is what an inflateLimit reads past its limit.
+var errInflatedTooLarge = errors.New("inflated past the limit")
+
+// inflateLimit reads r up to left bytes, then fails with
+// errInflatedTooLarge if r has more: unlike io.LimitReader, whose silent
+// EOF would make a cut-short archive look whole.
+type inflateLimit struct {
+	r    io.Reader
+	left int64
+}
+
+func (l *inflateLimit) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		var one [1]byte
+		for {
+			n, err := l.r.Read(one[:])
+			if n > 0 {
+				return 0, errInflatedTooLarge
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
 }
 
 // cleanArchivePath gives an archive member a clean slash path. Nothing is

@@ -52,3 +52,37 @@ func TestReadSubmissionRefusesAnArchiveWithTwoMembersOfOneName(t *testing.T) {
 		assert.Contains(t, se.Reason, "two entries named session.go")
 	}
 }
+
+// A .tar.gz is read only up to maxInflatedSize of what it inflates to,
+// whatever its members declare: one that unpacks to more (a gzip bomb with
+// session.go at the end) is refused as such, not graded as holding no
+// session.go.
+func TestReadSubmissionRefusesAnArchiveThatInflatesPastTheLimit(t *testing.T) {
+	defer func(n int64) { maxInflatedSize = n }(maxInflatedSize)
+	maxInflatedSize = 64 << 10
+
+	var tb bytes.Buffer
+	gz := gzip.NewWriter(&tb)
+	tw := tar.NewWriter(gz)
+	for _, m := range []struct {
+		name string
+		size int
+	}{{"build.cache", 128 << 10}, {"session.go", 16}} {
+		require.NoError(t, tw.WriteHeader(&tar.Header{Name: m.name, Mode: 0o644, Size: int64(m.size), Typeflag: tar.TypeReg}))
+		_, err := tw.Write(bytes.Repeat([]byte(" "), m.size))
+		require.NoError(t, err)
+	}
+	require.NoError(t, tw.Close())
+	require.NoError(t, gz.Close())
+	p := filepath.Join(t.TempDir(), "mallory.tar.gz")
+	require.NoError(t, os.WriteFile(p, tb.Bytes(), 0o644))
+
+	sub, err := ReadSubmission(p, []string{"session.go"})
+	var se *SubmissionError
+	require.ErrorAs(t, err, &se, "ReadSubmission(a .tar.gz of 144 KiB unpacked, limit 64 KiB) = %v, %v; want a *SubmissionError", sub, err)
+	assert.ErrorIs(t, err, ErrBadSubmission)
+	assert.Equal(t, "unpacks to more than 64 KiB, far more than a workspace holds", se.Reason)
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, tb.Bytes(), data, "the submission is untouched")
+}
