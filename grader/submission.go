@@ -146,25 +146,11 @@ func dirFiles(dir string, editable []string) (map[string]func() ([]byte, error),
 		want[name] = true
 	}
 	seen := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	err := walkCapped(dir, ".", &seen, func(rel string, d fs.DirEntry) {
+		if d.Type().IsRegular() && want[d.Name()] { // symlinks and devices are never followed
+			p := filepath.Join(dir, filepath.FromSlash(rel))
+			files[rel] = func() ([]byte, error) { return readCapped(p) }
 		}
-		if seen++; seen > maxDirEntries {
-			return errTooManyEntries
-		}
-		if d.IsDir() && p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "vendor") {
-			return filepath.SkipDir
-		}
-		if !d.Type().IsRegular() || !want[d.Name()] {
-			return nil // symlinks and devices are never followed
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		files[filepath.ToSlash(rel)] = func() ([]byte, error) { return readCapped(p) }
-		return nil
 	})
 	if errors.Is(err, errTooManyEntries) {
 		return nil, &SubmissionError{Path: dir, Reason: fmt.Sprintf("holds more than %d files and directories; hand in the workspace, not a disk", maxDirEntries)}
@@ -174,6 +160,56 @@ func dirFiles(dir string, editable []string) (map[string]func() ([]byte, error),
 	}
 	return files, nil
 }
+
+// walkCapped calls visit for every entry below root/rel (rel slash-separated)
+// but the hidden directories and vendor, which it does not enter; it never
+// follows a link. Unlike filepath.WalkDir it reads a directory a batch at a
+// time and stops with errTooManyEntries once *seen passes maxDirEntries, so
+// a directory of millions of entries is never listed whole.
+func walkCapped(root, rel string, seen *int, visit func(rel string, d fs.DirEntry)) error {
+	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return err
+	}
+	var subdirs []string
+	for {
+		batch, err := f.ReadDir(dirBatch)
+		for _, d := range batch {
+			if *seen++; *seen > maxDirEntries {
+				f.Close()
+				return errTooManyEntries
+			}
+			p := path.Join(rel, d.Name())
+			if d.IsDir() {
+				if !strings.HasPrefix(d.Name(), ".") && d.Name() != "vendor" {
+					subdirs = append(subdirs, p)
+				}
+				continue
+			}
+			visit(p, d)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			f.Close()
+			return err
+		}
+	}
+	// Closed before going down: a deep tree holds one directory open, not one per level.
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, sub := range subdirs {
+		if err := walkCapped(root, sub, seen, visit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dirBatch is how many entries of a directory are read at a time.
+const dirBatch = 64
 
 // maxDirEntries bounds how much of a submission directory is looked at: a
 // workspace has a few dozen entries, and a tree of millions would keep the

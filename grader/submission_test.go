@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -85,4 +86,25 @@ func TestReadSubmissionRefusesAnArchiveThatInflatesPastTheLimit(t *testing.T) {
 	data, err := os.ReadFile(p)
 	require.NoError(t, err)
 	assert.Equal(t, tb.Bytes(), data, "the submission is untouched")
+}
+
+// A directory is listed only up to maxDirEntries: one of millions of files
+// (which a student on a shared machine can make in a minute) is not read
+// whole into memory before the count stops it. What is allocated tells:
+// a listing of every entry costs at least one allocation per entry.
+func TestReadSubmissionListsAHugeDirectoryOnlyUpToTheLimit(t *testing.T) {
+	defer func(n int) { maxDirEntries = n }(maxDirEntries)
+	maxDirEntries = 10
+	const entries = 3000
+	dir := t.TempDir()
+	for i := range entries {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d", i)), nil, 0o644))
+	}
+	var err error
+	allocs := testing.AllocsPerRun(1, func() { _, err = ReadSubmission(dir, []string{"session.go"}) })
+	assert.ErrorContains(t, err, "holds more than 10 files and directories")
+	assert.Less(t, allocs, float64(entries)/4, "ReadSubmission of a directory of %d files, limit 10: %.0f allocations; want far fewer than one per file", entries, allocs)
+	list, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, list, entries, "the submission is untouched")
 }
