@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/coursekit/course/grader/lab"
 )
 
@@ -25,6 +27,10 @@ const MaxSourceSize = 1 << 20
 // maxArchiveSize bounds how much of an archive is read, so a crafted archive
 // (a zip bomb, an endless gzip stream) cannot exhaust memory.
 const maxArchiveSize = 64 << 20
+
+// maxInflatedSize bounds what a .tar.gz is inflated to, whatever its
+// members declare (a variable for the test, which lowers it).
+var maxInflatedSize int64 = maxArchiveSize
 
 // ErrBadSubmission marks every error about the submission itself: a path that
 // does not exist, an archive without the file, a file that is too large.
@@ -140,25 +146,11 @@ func dirFiles(dir string, editable []string) (map[string]func() ([]byte, error),
 		want[name] = true
 	}
 	seen := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	err := walkCapped(dir, ".", &seen, func(rel string, d fs.DirEntry) {
+		if d.Type().IsRegular() && want[d.Name()] { // symlinks and devices are never followed
+			p := filepath.Join(dir, filepath.FromSlash(rel))
+			files[rel] = func() ([]byte, error) { return readCapped(p) }
 		}
-		if seen++; seen > maxDirEntries {
-			return errTooManyEntries
-		}
-		if d.IsDir() && p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "vendor") {
-			return filepath.SkipDir
-		}
-		if !d.Type().IsRegular() || !want[d.Name()] {
-			return nil // symlinks and devices are never followed
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		files[filepath.ToSlash(rel)] = func() ([]byte, error) { return readCapped(p) }
-		return nil
 	})
 	if errors.Is(err, errTooManyEntries) {
 		return nil, &SubmissionError{Path: dir, Reason: fmt.Sprintf("holds more than %d files and directories; hand in the workspace, not a disk", maxDirEntries)}
@@ -168,6 +160,56 @@ func dirFiles(dir string, editable []string) (map[string]func() ([]byte, error),
 	}
 	return files, nil
 }
+
+// walkCapped calls visit for every entry below root/rel (rel slash-separated)
+// but the hidden directories and vendor, which it does not enter; it never
+// follows a link. Unlike filepath.WalkDir it reads a directory a batch at a
+// time and stops with errTooManyEntries once *seen passes maxDirEntries, so
+// a directory of millions of entries is never listed whole.
+func walkCapped(root, rel string, seen *int, visit func(rel string, d fs.DirEntry)) error {
+	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return err
+	}
+	var subdirs []string
+	for {
+		batch, err := f.ReadDir(dirBatch)
+		for _, d := range batch {
+			if *seen++; *seen > maxDirEntries {
+				f.Close()
+				return errTooManyEntries
+			}
+			p := path.Join(rel, d.Name())
+			if d.IsDir() {
+				if !strings.HasPrefix(d.Name(), ".") && d.Name() != "vendor" {
+					subdirs = append(subdirs, p)
+				}
+				continue
+			}
+			visit(p, d)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			f.Close()
+			return err
+		}
+	}
+	// Closed before going down: a deep tree holds one directory open, not one per level.
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, sub := range subdirs {
+		if err := walkCapped(root, sub, seen, visit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dirBatch is how many entries of a directory are read at a time.
+const dirBatch = 64
 
 // maxDirEntries bounds how much of a submission directory is looked at: a
 // workspace has a few dozen entries, and a tree of millions would keep the
@@ -216,12 +258,16 @@ func tarFiles(p string) (map[string]func() ([]byte, error), error) {
 	if err != nil {
 		return nil, &SubmissionError{Path: p, Reason: "not a readable gzip archive: " + err.Error()}
 	}
-	tr := tar.NewReader(io.LimitReader(gz, maxArchiveSize))
+	tr := tar.NewReader(&inflateLimit{r: gz, left: maxInflatedSize})
+	tooLarge := &SubmissionError{Path: p, Reason: fmt.Sprintf("unpacks to more than %s, far more than a workspace holds", humanize.IBytes(uint64(maxInflatedSize)))}
 	files := map[string]func() ([]byte, error){}
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
 			break
+		}
+		if errors.Is(err, errInflatedTooLarge) {
+			return nil, tooLarge
 		}
 		if err != nil {
 			return nil, &SubmissionError{Path: p, Reason: "not a readable tar archive: " + err.Error()}
@@ -230,6 +276,9 @@ func tarFiles(p string) (map[string]func() ([]byte, error), error) {
 			continue
 		}
 		content, err := readAllCapped(tr)
+		if errors.Is(err, errInflatedTooLarge) {
+			return nil, tooLarge
+		}
 		name := cleanArchivePath(h.Name)
 		if _, dup := files[name]; dup {
 			return nil, &SubmissionError{Path: p, Reason: fmt.Sprintf("holds two entries named %s (%q among them): keep one", name, h.Name)}
@@ -237,6 +286,38 @@ func tarFiles(p string) (map[string]func() ([]byte, error), error) {
 		files[name] = func() ([]byte, error) { return content, err }
 	}
 	return files, nil
+}
+
+// errInflatedTooLarge is what an inflateLimit reads past its limit.
+var errInflatedTooLarge = errors.New("inflated past the limit")
+
+// inflateLimit reads r up to left bytes, then fails with
+// errInflatedTooLarge if r has more: unlike io.LimitReader, whose silent
+// EOF would make a cut-short archive look whole.
+type inflateLimit struct {
+	r    io.Reader
+	left int64
+}
+
+func (l *inflateLimit) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		var one [1]byte
+		for {
+			n, err := l.r.Read(one[:])
+			if n > 0 {
+				return 0, errInflatedTooLarge
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
 }
 
 // cleanArchivePath gives an archive member a clean slash path. Nothing is

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -51,4 +52,59 @@ func TestReadSubmissionRefusesAnArchiveWithTwoMembersOfOneName(t *testing.T) {
 		assert.ErrorIs(t, err, ErrBadSubmission)
 		assert.Contains(t, se.Reason, "two entries named session.go")
 	}
+}
+
+// A .tar.gz is read only up to maxInflatedSize of what it inflates to,
+// whatever its members declare: one that unpacks to more (a gzip bomb with
+// session.go at the end) is refused as such, not graded as holding no
+// session.go.
+func TestReadSubmissionRefusesAnArchiveThatInflatesPastTheLimit(t *testing.T) {
+	defer func(n int64) { maxInflatedSize = n }(maxInflatedSize)
+	maxInflatedSize = 64 << 10
+
+	var tb bytes.Buffer
+	gz := gzip.NewWriter(&tb)
+	tw := tar.NewWriter(gz)
+	for _, m := range []struct {
+		name string
+		size int
+	}{{"build.cache", 128 << 10}, {"session.go", 16}} {
+		require.NoError(t, tw.WriteHeader(&tar.Header{Name: m.name, Mode: 0o644, Size: int64(m.size), Typeflag: tar.TypeReg}))
+		_, err := tw.Write(bytes.Repeat([]byte(" "), m.size))
+		require.NoError(t, err)
+	}
+	require.NoError(t, tw.Close())
+	require.NoError(t, gz.Close())
+	p := filepath.Join(t.TempDir(), "mallory.tar.gz")
+	require.NoError(t, os.WriteFile(p, tb.Bytes(), 0o644))
+
+	sub, err := ReadSubmission(p, []string{"session.go"})
+	var se *SubmissionError
+	require.ErrorAs(t, err, &se, "ReadSubmission(a .tar.gz of 144 KiB unpacked, limit 64 KiB) = %v, %v; want a *SubmissionError", sub, err)
+	assert.ErrorIs(t, err, ErrBadSubmission)
+	assert.Equal(t, "unpacks to more than 64 KiB, far more than a workspace holds", se.Reason)
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, tb.Bytes(), data, "the submission is untouched")
+}
+
+// A directory is listed only up to maxDirEntries: one of millions of files
+// (which a student on a shared machine can make in a minute) is not read
+// whole into memory before the count stops it. What is allocated tells:
+// a listing of every entry costs at least one allocation per entry.
+func TestReadSubmissionListsAHugeDirectoryOnlyUpToTheLimit(t *testing.T) {
+	defer func(n int) { maxDirEntries = n }(maxDirEntries)
+	maxDirEntries = 10
+	const entries = 3000
+	dir := t.TempDir()
+	for i := range entries {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d", i)), nil, 0o644))
+	}
+	var err error
+	allocs := testing.AllocsPerRun(1, func() { _, err = ReadSubmission(dir, []string{"session.go"}) })
+	assert.ErrorContains(t, err, "holds more than 10 files and directories")
+	assert.Less(t, allocs, float64(entries)/4, "ReadSubmission of a directory of %d files, limit 10: %.0f allocations; want far fewer than one per file", entries, allocs)
+	list, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, list, entries, "the submission is untouched")
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
-
 	"github.com/coursekit/course/grader"
 )
 
@@ -78,26 +76,6 @@ func ReadTimes(r io.Reader) (map[string]time.Time, error) {
 	}
 }
 
-// CommitTime is the committer time of the last commit of the git
-// repository at dir (HEAD). It reads the repository with go-git and runs
-// no git program: a submission's .git/config may name programs that git
-// would run (a pager, a signature checker).
-func CommitTime(dir string) (time.Time, error) {
-	repo, err := git.PlainOpen(dir)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%s: not a git repository, so no commit time (%w)", dir, err)
-	}
-	head, err := repo.Head()
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%s: no commit (%w)", dir, err)
-	}
-	c, err := repo.CommitObject(head.Hash())
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%s: reading commit %s: %w", dir, head.Hash(), err)
-	}
-	return c.Committer.When, nil
-}
-
 // ApplyLate takes the late penalty of policy from every graded result, due
 // at due and handed in when submittedAt says. A result whose time cannot be
 // told is not graded: without it the grade could be wrong either way.
@@ -156,18 +134,4 @@ func TimesFromFile(path string) (func(Result) (time.Time, error), error) {
 		}
 		return t, nil
 	}, nil
-}
-
-// GitTime is the time a result was handed in by its workspace's last
-// commit. Only a directory has one: a lone file or an archive does not,
-// and the repository holding it is not the student's.
-func GitTime(r Result) (time.Time, error) {
-	fi, err := os.Lstat(r.Path)
-	if err != nil {
-		return time.Time{}, err
-	}
-	if !fi.IsDir() {
-		return time.Time{}, fmt.Errorf("%s is not a directory: only a workspace cloned with git has a last commit", r.Path)
-	}
-	return CommitTime(r.Path)
 }

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -35,29 +33,6 @@ func TestReadTimesRefusesWhatItCannotRead(t *testing.T) {
 		require.True(t, errors.As(err, &te), "ReadTimes(%q) = %v; want a *TimesError", tc.csv, err)
 		assert.Contains(t, err.Error(), tc.want, "ReadTimes(%q)", tc.csv)
 	}
-}
-
-func TestCommitTimeReadsHeadWithoutGit(t *testing.T) {
-	dir := t.TempDir()
-	repo, err := git.PlainInit(dir, false)
-	require.NoError(t, err)
-	wt, err := repo.Worktree()
-	require.NoError(t, err)
-	when := time.Date(2026, 11, 30, 23, 59, 0, 0, time.UTC)
-	_, err = wt.Commit("hand in", &git.CommitOptions{AllowEmptyCommits: true,
-		Author: &object.Signature{Name: "s", Email: "s@x", When: when.Add(-time.Hour)}, Committer: &object.Signature{Name: "s", Email: "s@x", When: when}})
-	require.NoError(t, err)
-	got, err := CommitTime(dir)
-	require.NoError(t, err)
-	assert.True(t, when.Equal(got), "CommitTime = %v; want the committer time %v", got, when)
-
-	_, err = CommitTime(t.TempDir())
-	assert.ErrorContains(t, err, "not a git repository", "a directory without .git has no commit time")
-	empty := t.TempDir()
-	_, err = git.PlainInit(empty, false)
-	require.NoError(t, err)
-	_, err = CommitTime(empty)
-	assert.ErrorContains(t, err, "no commit")
 }
 
 func TestApplyLateFailsClosedWithoutATime(t *testing.T) {

@@ -40,3 +40,24 @@ func TestReadWorkspaceInfoRefusesWhatIsNotASmallRegularFile(t *testing.T) {
 		})
 	}
 }
+
+// A submission's .course is the student's to make too: a link to another
+// workspace's .course (another student's, one of another lab) is refused,
+// never followed out of the submission to tell its lab.
+func TestReadWorkspaceInfoRefusesALinkedCourseDirectory(t *testing.T) {
+	other := t.TempDir()
+	info := filepath.Join(other, filepath.FromSlash(lab.WorkspaceInfoPath))
+	require.NoError(t, os.MkdirAll(filepath.Dir(info), 0o755))
+	require.NoError(t, os.WriteFile(info, []byte(`{"chapter":"11","slug":"11-agentstore"}`+"\n"), 0o644))
+	dir := t.TempDir()
+	link := filepath.Join(dir, ".course")
+	require.NoError(t, os.Symlink(filepath.Dir(info), link))
+
+	got, err := lab.ReadWorkspaceInfo(dir)
+	var fe *lab.FileTypeError
+	require.ErrorAs(t, err, &fe, "ReadWorkspaceInfo through a linked .course = %+v, %v; want a *lab.FileTypeError", got, err)
+	assert.EqualError(t, err, link+" is a symbolic link, not a directory")
+	target, err := os.Readlink(link)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Dir(info), target, "the submission is untouched")
+}

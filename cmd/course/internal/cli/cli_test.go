@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,7 +37,24 @@ func run(t *testing.T, f *cli.Factory, args ...string) result {
 	return result{code, stdout.String(), stderr.String()}
 }
 
+// runSoon is run with a safety net: a command that blocks (on a FIFO in a
+// submission, say) fails the test instead of hanging it.
+func runSoon(t *testing.T, f *cli.Factory, args ...string) result {
+	t.Helper()
+	done := make(chan result, 1)
+	go func() { done <- run(t, f, args...) }()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(time.Minute):
+		t.Fatalf("course %s still runs after a minute: it must never wait on what a submission holds", strings.Join(args, " "))
+		return result{}
+	}
+}
+
 // snapshot returns every file and directory under dir with its content.
+// A link, a FIFO or a device is recorded by its type (and a link by its
+// target), never opened: a fixture may hold what would block a read.
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -47,6 +65,11 @@ func snapshot(t *testing.T, dir string) map[string]string {
 		rel, _ := filepath.Rel(dir, p)
 		if d.IsDir() {
 			out[rel+"/"] = ""
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			target, _ := os.Readlink(p)
+			out[rel] = d.Type().String() + " " + target
 			return nil
 		}
 		b, err := os.ReadFile(p)

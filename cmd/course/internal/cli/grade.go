@@ -61,7 +61,7 @@ type GradeOptions struct {
 	Roster     string        // a class list joined to the --csv table
 	Late       string        // a late policy, such as "10%/day, 0 after 3 days"
 	Due        string        // the due date (RFC 3339)
-	Times      string        // where submission times come from: git, gradescope[=PATH] or a CSV file
+	Times      string        // where submission times come from: a CSV file or gradescope[=PATH]
 	TestsDir   string        // an instructor's private tests
 	NoHidden   bool          // leave out the lab's hidden tests
 	Bonus      bool          // also grade the bonus exercises
@@ -148,7 +148,7 @@ command, interrupted). See docs/grading.md.`,
 	fl.StringVar(&opts.Roster, "roster", "", "join the class list `FILE` (CSV with a submission column, and student ids, emails...) to the --csv table: a row for every student")
 	fl.StringVar(&opts.Late, "late", "", "take late penalties by `POLICY`, such as \"10%/day, 0 after 3 days, grace 10m\" (needs --times, and --due)")
 	fl.StringVar(&opts.Due, "due", "", "the due date, as an RFC 3339 `TIME` such as 2026-12-01T23:59:00Z")
-	fl.StringVar(&opts.Times, "times", "", "when each submission was handed in, from `SOURCE`: git (a workspace's last commit), gradescope (its submission metadata; gradescope=PATH) or a CSV file of submission,submitted_at")
+	fl.StringVar(&opts.Times, "times", "", "when each submission was handed in, from `SOURCE`: a CSV file of submission,submitted_at (an LMS export, a platform's push events) or gradescope (its submission metadata; gradescope=PATH)")
 	fl.StringVar(&opts.TestsDir, "tests", "", "also run the *_test.go files of `DIR` (a private suite), as hidden tests")
 	fl.BoolVar(&opts.NoHidden, "no-hidden", false, "run only the public tests")
 	fl.BoolVar(&opts.Bonus, "bonus", false, "also grade the bonus exercises (see course list); their points count only then")
@@ -164,6 +164,9 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	case formatText, formatJSON, formatGradescope, formatJUnit, formatClassroom50:
 	default:
 		return usageError(fmt.Errorf("unknown --format %q (known: text, json, gradescope, junit, classroom50)", opts.Format))
+	}
+	if opts.Times == "git" {
+		return usageError(errTimesGit)
 	}
 	if opts.From != "" {
 		return runGradeFrom(opts)
@@ -499,7 +502,7 @@ func runGradeFrom(opts *GradeOptions) error {
 	if len(opts.Paths) > 0 {
 		return usageError(fmt.Errorf("--from %s reads a saved report: give no submissions (got %s)", opts.From, strings.Join(opts.Paths, " ")))
 	}
-	if opts.Format == formatGradescope || opts.Late != "" || opts.Update {
+	if opts.Format == formatGradescope || opts.Late != "" || opts.Due != "" || opts.Times != "" || opts.Update {
 		return usageError(fmt.Errorf("--from %s: only --format text, json or junit, --csv (with --roster) and --html take a saved report", opts.From))
 	}
 	if err := checkOutputs(opts, nil); err != nil {
@@ -597,6 +600,11 @@ func reports0Lab(reports []*grader.Report, chapter string) string {
 	return reports[0].Lab
 }
 
+// errTimesGit refuses --times git, which is no more: a commit's time is
+// the student's to write, and reading a submission's .git outside the
+// sandbox let a crafted repository hang or swell the grader.
+var errTimesGit = errors.New("--times git is no more: a commit's time is whatever the student's machine wrote; give the times a platform recorded, a CSV file of submission,submitted_at (an LMS export, GitHub or GitLab push events) or --times gradescope")
+
 // newLateRule reads --late, --due and --times; nil without --late.
 func newLateRule(opts *GradeOptions) (*classpkg.Late, error) {
 	if opts.Late == "" {
@@ -617,7 +625,7 @@ func newLateRule(opts *GradeOptions) (*classpkg.Late, error) {
 	}
 	switch src := opts.Times; {
 	case src == "":
-		return nil, errors.New("--late needs --times: git (each workspace's last commit), gradescope (Gradescope's submission metadata) or a CSV file of submission,submitted_at")
+		return nil, errors.New("--late needs --times: a CSV file of submission,submitted_at (an LMS export, a platform's push events) or gradescope (Gradescope's submission metadata)")
 	case src == "gradescope" || strings.HasPrefix(src, "gradescope="):
 		path := strings.TrimPrefix(strings.TrimPrefix(src, "gradescope"), "=")
 		if path == "" {
@@ -632,8 +640,6 @@ func newLateRule(opts *GradeOptions) (*classpkg.Late, error) {
 		}
 		rule.SubmittedAt = func(classpkg.Result) (time.Time, error) { return submitted, nil }
 		return rule, nil
-	case src == "git":
-		rule.SubmittedAt = classpkg.GitTime
 	default:
 		if rule.SubmittedAt, err = classpkg.TimesFromFile(src); err != nil {
 			return nil, fmt.Errorf("--times: %w", err)
@@ -641,9 +647,6 @@ func newLateRule(opts *GradeOptions) (*classpkg.Late, error) {
 	}
 	if opts.Due == "" {
 		return nil, errors.New("--late needs --due, the due date as an RFC 3339 time such as 2026-12-01T23:59:00Z (only --times gradescope reads it from Gradescope)")
-	}
-	if opts.Times == "git" {
-		fmt.Fprintln(opts.IO.ErrOut, "warning: --times git takes the committer time of each workspace's HEAD, which the student's own machine wrote: a student can set it back; for a grade of record use the times your hosting or LMS recorded (--times FILE)")
 	}
 	return rule, nil
 }

@@ -16,10 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -403,6 +400,8 @@ func TestGradeUsageErrors(t *testing.T) {
 	notes := filepath.Join(dir, "notes.txt")
 	require.NoError(t, os.WriteFile(notes, []byte("x"), 0o644))
 	missing := filepath.Join(dir, "missing")
+	times := filepath.Join(dir, "times.csv")
+	require.NoError(t, os.WriteFile(times, []byte("submission,submitted_at\na,2026-12-01T10:00:00Z\n"), 0o644))
 	before := snapshot(t, dir)
 	catalog, err := lab.Load()
 	require.NoError(t, err)
@@ -414,9 +413,10 @@ func TestGradeUsageErrors(t *testing.T) {
 	}{
 		{[]string{}, "missing argument <submission> (or --from a saved --json report)"},
 		{[]string{"--due", "2026-12-01T00:00:00Z", a}, "--due and --times say when work was due and handed in: they need --late POLICY"},
-		{[]string{"--late", "10%/day", a}, "--late needs --times: git (each workspace's last commit), gradescope (Gradescope's submission metadata) or a CSV file of submission,submitted_at"},
-		{[]string{"--late", "10%/day", "--times", "git", a}, "--late needs --due, the due date as an RFC 3339 time such as 2026-12-01T23:59:00Z (only --times gradescope reads it from Gradescope)"},
-		{[]string{"--late", "10%/day", "--times", "git", "--due", "tomorrow", a}, `--due "tomorrow": want an RFC 3339 time such as 2026-12-01T23:59:00Z or 2026-12-01T23:59:00+08:00`},
+		{[]string{"--late", "10%/day", a}, "--late needs --times: a CSV file of submission,submitted_at (an LMS export, a platform's push events) or gradescope (Gradescope's submission metadata)"},
+		{[]string{"--late", "10%/day", "--times", times, a}, "--late needs --due, the due date as an RFC 3339 time such as 2026-12-01T23:59:00Z (only --times gradescope reads it from Gradescope)"},
+		{[]string{"--late", "10%/day", "--times", times, "--due", "tomorrow", a}, `--due "tomorrow": want an RFC 3339 time such as 2026-12-01T23:59:00Z or 2026-12-01T23:59:00+08:00`},
+		{[]string{"--from", missing, "--times", times}, "--from " + missing + ": only --format text, json or junit, --csv (with --roster) and --html take a saved report"},
 		{[]string{"--late", "10%/day", "--times", missing, "--due", "2026-12-01T00:00:00Z", a}, "--times: open " + missing + ": no such file or directory"},
 		{[]string{"--from", missing, a}, "--from " + missing + " reads a saved report: give no submissions (got " + a + ")"},
 		{[]string{"-o", notes, a}, "-o " + notes + ": the file exists; use --force to overwrite it"},
@@ -460,6 +460,35 @@ func TestGradeUsageErrors(t *testing.T) {
 		})
 	}
 	assert.Equal(t, before, snapshot(t, dir), "nothing written anywhere")
+}
+
+// --times git is no more: a committer time is the student's to write, and
+// reading a submission's .git outside the sandbox let a FIFO as .git/HEAD
+// hang a class run. It is refused before any submission is looked at.
+func TestGradeTimesGitIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	ws := workspace(t, dir, "mallory", labSources(t).stub)
+	require.NoError(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755))
+	if err := mkfifo(filepath.Join(ws, ".git", "HEAD")); err != nil {
+		require.NoError(t, os.WriteFile(filepath.Join(ws, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	}
+	saved := filepath.Join(dir, "class.json")
+	require.NoError(t, os.WriteFile(saved, []byte("[]"), 0o644))
+	before := snapshot(t, dir)
+	want := "course grade: --times git is no more: a commit's time is whatever the student's machine wrote; " +
+		"give the times a platform recorded, a CSV file of submission,submitted_at (an LMS export, GitHub or GitLab push events) or --times gradescope\n" +
+		"Run 'course grade --help' for usage.\n"
+	for _, args := range [][]string{
+		{"--late", "10%/day", "--due", "2026-12-01T00:00:00Z", "--times", "git", ws},
+		{"--times", "git", ws},
+		{"--from", saved, "--times", "git"},
+	} {
+		r := runSoon(t, nil, append([]string{"grade"}, args...)...)
+		assert.Equal(t, 2, r.code, "course grade %s: exit status", strings.Join(args, " "))
+		assert.Empty(t, r.stdout, "course grade %s", strings.Join(args, " "))
+		assert.Equal(t, want, r.stderr, "course grade %s: one line that says where times come from", strings.Join(args, " "))
+	}
+	assert.Equal(t, before, snapshot(t, dir), "the submission is untouched")
 }
 
 func TestGradeWithoutAGoCommand(t *testing.T) {
@@ -719,8 +748,8 @@ func sortedCSV(rows [][]string, graded int) [][]string {
 	return rows
 }
 
-// Late penalties from a CSV of submission times, from git and from
-// Gradescope's metadata.
+// Late penalties from a CSV of submission times and from Gradescope's
+// metadata.
 func TestGradeLatePenalties(t *testing.T) {
 	slow(t)
 	src := labSources(t)
@@ -740,21 +769,6 @@ func TestGradeLatePenalties(t *testing.T) {
 	byName := map[string][]string{rows[1][0]: rows[1], rows[2][0]: rows[2]}
 	assert.Equal(t, []string{"alice", "15", "13.5", "15", "15", "10%", ""}, byName["alice"],
 		"the exercise's points as graded, then the score after the penalty, the raw score and the penalty in their columns")
-
-	// git: a workspace's last commit.
-	ws := workspace(t, t.TempDir(), "carol", src.solution)
-	repo, err := git.PlainInit(ws, false)
-	require.NoError(t, err)
-	wt, err := repo.Worktree()
-	require.NoError(t, err)
-	sig := &object.Signature{Name: "carol", Email: "c@x", When: time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)}
-	_, err = wt.Commit("hand in", &git.CommitOptions{AllowEmptyCommits: true, Author: sig, Committer: sig})
-	require.NoError(t, err)
-	r = run(t, nil, "grade", "--lab", "10.1", "--late", "10%/day, 0 after 3 days", "--due", "2026-11-30T23:59:00Z", "--times", "git", ws)
-	assert.Equal(t, 0, r.code, r.stderr+r.stdout)
-	assert.Regexp(t, `(?m)^score 0/15 `, r.stdout, "more than 3 days late: nothing")
-	assert.Contains(t, r.stdout, "late by 84h1m0s: 100% taken")
-	assert.Contains(t, r.stderr, "warning: --times git takes the committer time of each workspace's HEAD, which the student's own machine wrote: a student can set it back")
 
 	// Gradescope: the due date and the time from its metadata.
 	meta := filepath.Join(dir, "submission_metadata.json")

@@ -9,6 +9,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -92,9 +93,12 @@ func pickLab(catalog *lab.Catalog, chapter string, paths []string) (*lab.Lab, er
 // that lab's package. The error matches grader.ErrBadSubmission when no lab
 // could read the submission at all.
 func labOfSubmission(catalog *lab.Catalog, p string) (*lab.Lab, error) {
-	if info, err := lab.ReadWorkspaceInfo(p); err == nil {
-		if l, err := catalog.Lookup(info.Chapter); err == nil {
-			return l, nil
+	// Only a directory, not a link to one, has a workspace file of its own.
+	if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+		if info, err := lab.ReadWorkspaceInfo(p); err == nil {
+			if l, err := catalog.Lookup(info.Chapter); err == nil {
+				return l, nil
+			}
 		}
 	}
 	// What a lab would take as its file: "it" for a lone .go file, which

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -70,6 +71,43 @@ func TestGradeTellsTheLabFromTheSubmission(t *testing.T) {
 			assert.Equal(t, l.Chapter, gradedLab(t, r.stdout), "course grade %s (a workspace of lab %s)", ws, l.Chapter)
 		})
 	}
+}
+
+// A submission's .course/workspace.json is read only inside it: a .course
+// that links to another workspace (another student's, of another lab), or
+// a submission that is itself a link, is not followed to tell the lab.
+func TestGradeTellsTheLabWithoutFollowingALink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need a privilege on Windows")
+	}
+	c, err := lab.Load()
+	require.NoError(t, err)
+	l10, err := c.Lookup("10")
+	require.NoError(t, err)
+	l11, err := c.Lookup("11")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	bob := filepath.Join(dir, "bob")
+	require.NoError(t, l11.WriteWorkspace(bob))
+	alice := filepath.Join(dir, "alice")
+	require.NoError(t, os.Mkdir(alice, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(alice, "session.go"), rejectedStub(t, l10), 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(bob, ".course"), filepath.Join(alice, ".course")))
+	carol := filepath.Join(dir, "carol")
+	require.NoError(t, os.Symlink(bob, carol))
+	dave := loneFile(t, dir, "dave", rejectedStub(t, l10))
+	before := snapshot(t, dir)
+
+	r := runSoon(t, nil, "grade", alice)
+	require.Equal(t, 1, r.code, "course grade %s (its .course a link to a workspace of lab 11): %s", alice, r.stderr)
+	assert.Equal(t, "10", gradedLab(t, r.stdout), "the package clause of its own session.go says, not the linked workspace file")
+
+	r = runSoon(t, nil, "grade", carol, dave)
+	require.Equal(t, 2, r.code, "course grade %s %s: %s", carol, dave, r.stderr)
+	assert.Contains(t, r.stdout, "not graded: "+carol+": is a symbolic link, not a directory or a regular file; it is never followed or opened",
+		"a submission that is a link says no lab: graded against dave's, and refused")
+	assert.Contains(t, r.stderr, "course grade: 1 of 2 submissions could not be graded")
+	assert.Equal(t, before, snapshot(t, dir), "the submissions are untouched")
 }
 
 func TestGradeChapterOverridesWhatTheSubmissionSays(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/sessionview"
 )
 
@@ -47,8 +48,8 @@ the end and not drawn. Entries whose parent is not in the file are listed
 after the roots.
 
 Exit status: 0 the file was drawn; 1 a committed line is bad (what came
-before it is drawn, then the error); 2 the file cannot be read, or no entry
-has the --leaf id.`,
+before it is drawn, then the error); 2 the file cannot be read (it must be
+a regular file of at most 64 MiB, not a link), or no entry has the --leaf id.`,
 		Example: `  course tree session.jsonl
   course tree --leaf r session.jsonl`,
 		Args: positional("<file.jsonl>"),
@@ -61,13 +62,20 @@ has the --leaf id.`,
 	return cmd
 }
 
+// maxTreeFile bounds what course tree reads: a lab's history file is far
+// smaller, and the file may be a student's, made to be endless.
+const maxTreeFile = 64 << 20
+
 func runTree(opts *TreeOptions) error {
-	data, err := os.ReadFile(opts.Path)
+	data, err := lab.ReadRegular(opts.Path, maxTreeFile)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return usageError(fmt.Errorf("%s: no such file", opts.Path))
 		}
-		return usageError(err) // *fs.PathError names the path
+		if tl := (*lab.TooLargeError)(nil); errors.As(err, &tl) {
+			return usageError(fmt.Errorf("%w: not a lab's history file", err))
+		}
+		return usageError(err) // names the path
 	}
 	s := sessionview.Read(data)
 	if opts.Leaf != "" {

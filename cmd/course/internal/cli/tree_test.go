@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,6 +107,41 @@ func TestTreeFileErrors(t *testing.T) {
 	r = run(t, nil, "tree", empty)
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, empty+": no committed entries\n", r.stdout)
+}
+
+// The history file may be a student's (an instructor draws one from a
+// submission): a FIFO, a link (to /dev/zero, say) or a file too large to
+// be a lab's is refused at once, never waited on, followed or read whole.
+func TestTreeRefusesWhatIsNotASmallRegularFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs, no /dev/zero")
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	require.NoError(t, mkfifo(fifo))
+	zero := filepath.Join(dir, "zero.jsonl")
+	require.NoError(t, os.Symlink("/dev/zero", zero))
+	before := snapshot(t, dir)
+	huge := filepath.Join(t.TempDir(), "huge.jsonl")
+	f, err := os.Create(huge)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(64<<20+1)) // sparse: no disk written
+	require.NoError(t, f.Close())
+
+	for _, tc := range []struct{ path, want string }{
+		{fifo, fifo + " is a named pipe (FIFO), not a regular file"},
+		{zero, zero + " is a symbolic link, not a regular file"},
+		{huge, huge + " is larger than 64 MiB: not a lab's history file"},
+	} {
+		r := runSoon(t, nil, "tree", tc.path)
+		assert.Equal(t, 2, r.code, "course tree %s", tc.path)
+		assert.Empty(t, r.stdout, "course tree %s", tc.path)
+		assert.Equal(t, "course tree: "+tc.want+"\nRun 'course tree --help' for usage.\n", r.stderr, "course tree %s", tc.path)
+	}
+	assert.Equal(t, before, snapshot(t, dir), "nothing opened is changed")
+	fi, err := os.Stat(huge)
+	require.NoError(t, err)
+	assert.Equal(t, int64(64<<20+1), fi.Size())
 }
 
 func TestTreeDrawsAFactLog(t *testing.T) {
