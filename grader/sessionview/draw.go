@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // DrawOptions say how to draw a session.
@@ -22,29 +20,34 @@ type DrawOptions struct {
 	TextWidth int
 }
 
+// MaxDepth is how many indents a line of the drawing has at most. A branch
+// point that deep has its branches drawn after the tree, from the left
+// margin again, so that no line's width depends on the depth: nested
+// branches would otherwise draw in the square of the file's size.
+const MaxDepth = 16
+
 // Draw writes the entries of s as a tree, roots and children in file order.
 // A line below another at the same indent is its child: a chain of replies
 // stays in one column. A branch point (an entry with several children) is
 // marked with "◆ n branches", and each branch starts with "├─" or "└─", one
-// indent further in. Several roots are separated by a blank line; entries
-// whose parent is not in the file, and entries on a cycle, are listed after
-// the roots; header lines (no parentId) come first, one line each. Draw does
-// not report the tail or a bad line: the caller does.
+// indent further in. A branch point MaxDepth indents in is marked
+// "⋮ drawn below": its branches follow the tree it is in, from the left
+// margin again, under a line "⋮ the branches of ID (line L, n levels in)".
+// Several roots are separated by a blank line; entries whose parent is not
+// in the file, and entries on a cycle, are listed after the roots; header
+// lines (no parentId) come first, one line each. Draw does not report the
+// tail or a bad line: the caller does.
+//
+// Every entry is drawn once, on one line no wider than MaxDepth indents and
+// its own fields, so the drawing grows linearly with the file.
 func Draw(w io.Writer, s *Session, opts DrawOptions) error {
 	if opts.TextWidth <= 0 {
 		opts.TextWidth = 40
 	}
 	bw := bufio.NewWriter(w)
-	d := &drawer{w: bw, s: s, t: s.Tree(), opts: opts, mark: map[int]rune{}}
+	d := &drawer{w: bw, s: s, t: s.Tree(), opts: opts, drawn: make([]bool, len(s.Entries))}
 	if opts.Leaf != "" {
-		if path, ok := s.Branch(opts.Leaf); ok {
-			for i, n := range path {
-				d.mark[n] = '·'
-				if i == 0 {
-					d.mark[n] = '*'
-				}
-			}
-		}
+		d.markBranch(opts.Leaf)
 	}
 	for _, h := range s.Headers {
 		d.header(h)
@@ -53,7 +56,7 @@ func Draw(w io.Writer, s *Session, opts DrawOptions) error {
 		if i > 0 || len(s.Headers) > 0 {
 			d.blank()
 		}
-		d.run(r, "", "")
+		d.tree(r)
 	}
 	if len(d.t.Orphans) > 0 {
 		d.section("entries whose parent is not in the file:")
@@ -61,13 +64,13 @@ func Draw(w io.Writer, s *Session, opts DrawOptions) error {
 			if i > 0 {
 				d.blank()
 			}
-			d.run(o, "", "")
+			d.tree(o)
 		}
 	}
 	if len(d.t.Cycles) > 0 {
 		d.section("entries on a cycle (their parent chain comes round again), in file order:")
 		for _, c := range d.t.Cycles {
-			d.line("", c)
+			d.line("", c, false)
 		}
 	}
 	return bw.Flush()
@@ -78,9 +81,16 @@ type drawer struct {
 	s     *Session
 	t     *Tree
 	opts  DrawOptions
-	mark  map[int]rune // the leaf and its ancestors
+	mark  []rune // with a leaf: '*' the leaf, '·' its ancestors
 	lines int
-	drawn map[int]bool
+	drawn []bool
+	below []deep // branch points whose branches are still to draw
+}
+
+// deep is a branch point whose branches are drawn after its tree.
+type deep struct {
+	n     int // its position in Session.Entries
+	depth int // its indents, counted from its root
 }
 
 func (d *drawer) blank() { d.w.WriteString("\n") }
@@ -110,102 +120,174 @@ func (d *drawer) section(title string) {
 	d.w.WriteString(title + "\n")
 }
 
-// run draws entry n and everything below it: the first line starts with
-// lead, every later line with cont.
-func (d *drawer) run(n int, lead, cont string) {
-	if d.drawn == nil {
-		d.drawn = map[int]bool{}
+// tree draws entry n and everything below it, then the branches that were
+// too deep to draw in place, in the order they were met; each of them may
+// leave more, which come after it.
+func (d *drawer) tree(n int) {
+	d.run(n, "", "", 0, 0)
+	for i := 0; i < len(d.below); i++ {
+		b := d.below[i]
+		e := d.s.Entries[b.n]
+		d.blank()
+		fmt.Fprintf(d.w, "⋮ the branches of %s (line %d, %d levels in)\n", safe(e.ID), e.Line, b.depth)
+		d.branches(b.n, "", 0, b.depth)
 	}
+	d.below = d.below[:0]
+}
+
+// run draws entry n and the entries below it: the first line starts with
+// lead, every later line with cont, which is depth indents wide; base is
+// how many indents in the left margin stands for. It recurses once per
+// branch point, so never more than MaxDepth deep.
+func (d *drawer) run(n int, lead, cont string, depth, base int) {
 	prefix := lead
 	for !d.drawn[n] { // cycles are not reached from a root, but be safe
 		d.drawn[n] = true
-		d.line(prefix, n)
-		prefix = cont
 		kids := d.t.Children[n]
-		if len(kids) == 1 {
+		later := len(kids) > 1 && depth >= MaxDepth
+		d.line(prefix, n, later)
+		prefix = cont
+		switch {
+		case len(kids) == 1:
 			n = kids[0]
 			continue
-		}
-		for i, k := range kids {
-			if i == len(kids)-1 {
-				d.run(k, cont+"└─ ", cont+"   ")
-			} else {
-				d.run(k, cont+"├─ ", cont+"│  ")
-			}
+		case later:
+			d.below = append(d.below, deep{n: n, depth: base + depth})
+		default:
+			d.branches(n, cont, depth, base)
 		}
 		return
 	}
 }
 
-// line writes the line of entry n after prefix.
-func (d *drawer) line(prefix string, n int) {
-	d.lines++
-	e := d.s.Entries[n]
-	var b strings.Builder
-	if d.opts.Leaf != "" {
-		switch m := d.mark[n]; m {
-		case 0:
-			b.WriteString("  ")
-		default:
-			b.WriteRune(m)
-			b.WriteByte(' ')
+// branches draws the children of branch point n, one indent further in
+// than cont, which is depth indents wide.
+func (d *drawer) branches(n int, cont string, depth, base int) {
+	kids := d.t.Children[n]
+	for i, k := range kids {
+		if i == len(kids)-1 {
+			d.run(k, cont+"└─ ", cont+"   ", depth+1, base)
+		} else {
+			d.run(k, cont+"├─ ", cont+"│  ", depth+1, base)
 		}
 	}
-	b.WriteString(prefix)
-	start := b.Len()
-	b.WriteString(safe(e.ID))
+}
+
+// line writes the line of entry n after prefix; later says that its
+// branches are drawn below.
+func (d *drawer) line(prefix string, n int, later bool) {
+	d.lines++
+	w, m := d.w, d.markOf(n)
+	if d.opts.Leaf != "" {
+		if m == 0 {
+			w.WriteString("  ")
+		} else {
+			w.WriteRune(m)
+			w.WriteByte(' ')
+		}
+	}
+	w.WriteString(prefix)
+	colour := ""
+	if d.opts.Color {
+		switch m {
+		case '*':
+			colour = "\x1b[1;32m"
+		case '·':
+			colour = "\x1b[32m"
+		}
+	}
+	w.WriteString(colour)
+	d.fields(&d.s.Entries[n])
+	d.notes(n, later)
+	if colour != "" {
+		w.WriteString("\x1b[0m")
+	}
+	w.WriteByte('\n')
+}
+
+// fields writes what entry e says of itself.
+func (d *drawer) fields(e *Entry) {
+	w := d.w
+	w.WriteString(safe(e.ID))
 	switch {
 	case e.Role != "":
-		b.WriteString("  " + safe(e.Role))
+		w.WriteString("  " + safe(e.Role))
 	case e.Type != "":
-		b.WriteString("  " + safe(e.Type))
+		w.WriteString("  " + safe(e.Type))
 	}
 	if e.Tool != "" {
-		b.WriteString(" " + safe(e.Tool))
+		w.WriteString(" " + safe(e.Tool))
 	}
 	if e.IsError {
-		b.WriteString(" (error)")
+		w.WriteString(" (error)")
 	}
 	if e.Text != "" {
-		b.WriteString("  " + strconv.Quote(shorten(e.Text, d.opts.TextWidth)))
+		w.WriteString("  ")
+		w.WriteString(strconv.Quote(shorten(e.Text, d.opts.TextWidth)))
 	}
-	if len(e.Tools) > 0 {
-		names := make([]string, len(e.Tools))
-		for i, t := range e.Tools {
-			names[i] = safe(t)
+	for i, t := range e.Tools {
+		sep := ", "
+		if i == 0 {
+			sep = "  → "
 		}
-		b.WriteString("  → " + strings.Join(names, ", "))
+		w.WriteString(sep)
+		w.WriteString(safe(t))
 	}
+}
+
+// notes writes what is worth knowing about entry n's place in the tree.
+func (d *drawer) notes(n int, later bool) {
+	e := &d.s.Entries[n]
 	if k := len(d.t.Children[n]); k > 1 {
-		fmt.Fprintf(&b, "  ◆ %d branches", k)
+		fmt.Fprintf(d.w, "  ◆ %d branches", k)
+	}
+	if later {
+		d.w.WriteString("  ⋮ drawn below")
 	}
 	if first := d.t.FirstOf[e.ID]; first != n {
-		fmt.Fprintf(&b, "  ! duplicate id, first on line %d", d.s.Entries[first].Line)
+		fmt.Fprintf(d.w, "  ! duplicate id, first on line %d", d.s.Entries[first].Line)
 	}
 	if e.ParentID != "" {
 		if _, ok := d.t.FirstOf[e.ParentID]; !ok {
-			fmt.Fprintf(&b, "  ! parent %s is not in the file", safe(e.ParentID))
+			fmt.Fprintf(d.w, "  ! parent %s is not in the file", safe(e.ParentID))
 		}
 	}
-	text := b.String()
-	if d.opts.Color {
-		switch d.mark[n] {
-		case '*':
-			text = text[:start] + "\x1b[1;32m" + text[start:] + "\x1b[0m"
-		case '·':
-			text = text[:start] + "\x1b[32m" + text[start:] + "\x1b[0m"
-		}
-	}
-	d.w.WriteString(text + "\n")
 }
 
-// shorten cuts s to at most n characters, marking a cut with "…".
-func shorten(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+// markBranch marks the leaf and its ancestors for the leaf's column.
+func (d *drawer) markBranch(leaf string) {
+	d.mark = make([]rune, len(d.s.Entries))
+	path, _ := d.t.branch(d.s, leaf)
+	for i, n := range path {
+		d.mark[n] = '·'
+		if i == 0 {
+			d.mark[n] = '*'
+		}
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+}
+
+// markOf is the mark of entry n in the leaf's column, or 0.
+func (d *drawer) markOf(n int) rune {
+	if d.mark == nil {
+		return 0
+	}
+	return d.mark[n]
+}
+
+// shorten cuts s to at most n characters, marking a cut with "…". It looks
+// at no more of s than it keeps: a text may be megabytes long.
+func shorten(s string, n int) string {
+	cut, runes := 0, 0
+	for i := range s {
+		if runes == n-1 {
+			cut = i
+		}
+		if runes == n {
+			return s[:cut] + "…"
+		}
+		runes++
+	}
+	return s
 }
 
 // safe returns s as it is when it is plain printable text without spaces,

@@ -212,8 +212,19 @@ func stringField(fields map[string]json.RawMessage, f string) string {
 	return ""
 }
 
-// oneLine puts s on one line, every run of white space one space.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine puts s on one line, every run of white space one space, without
+// a slice of its words: for a text of one-letter words that slice alone
+// would take eight times the text's size.
+func oneLine(s string) string {
+	var b strings.Builder
+	for f := range strings.FieldsSeq(s) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f)
+	}
+	return b.String()
+}
 
 // Tree is how the entries hang together, by position in Session.Entries.
 type Tree struct {
@@ -274,12 +285,16 @@ func (s *Session) Tree() *Tree {
 // first, as far as they go: up to a root, a missing parent, or the point
 // where the chain comes round again. ok is false when no entry has leafID.
 func (s *Session) Branch(leafID string) (path []int, ok bool) {
-	t := s.Tree()
+	return s.Tree().branch(s, leafID)
+}
+
+// branch is Branch on the tree t of s.
+func (t *Tree) branch(s *Session, leafID string) (path []int, ok bool) {
 	n, ok := t.FirstOf[leafID]
 	if !ok {
 		return nil, false
 	}
-	seen := map[int]bool{}
+	seen := make([]bool, len(s.Entries))
 	for !seen[n] {
 		seen[n] = true
 		path = append(path, n)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -29,7 +30,7 @@ func NewCmdTree(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tree [--leaf ID] <file.jsonl>",
 		Short: "Draw a JSONL history file (a session, a fact log) as a tree of entries",
-		Long: `Draw a history file that a lab writes, one JSON object per line, as the tree
+		Long: fmt.Sprintf(`Draw a history file that a lab writes, one JSON object per line, as the tree
 that its ids and parentIds make: roots and children in file order. Every
 line with an "id" and a "parentId" (null for a root) is an entry; a line
 without a parentId, such as a file's header, is shown above the tree.
@@ -42,14 +43,21 @@ and a message's tool calls (→ ls). With --leaf ID the entry ID is marked
 with * and every entry on its branch with ·, in colour on a terminal
 (unless NO_COLOR is set).
 
+No line is more than %[1]d indents in. A branch point that deep is marked
+"⋮ drawn below": its branches come after the tree it is in, from the left
+margin again, under a line "⋮ the branches of ID (line L, %[1]d levels in)".
+
 The file is read by the labs' commit rule: a line counts once it ends in a
 newline, and a last line without one is an unterminated tail, reported at
 the end and not drawn. Entries whose parent is not in the file are listed
 after the roots.
 
+The file must be a regular file of at most %[2]d MiB and %[3]d lines: a
+symbolic link, a named pipe or a device is not opened.
+
 Exit status: 0 the file was drawn; 1 a committed line is bad (what came
-before it is drawn, then the error); 2 the file cannot be read (it must be
-a regular file of at most 64 MiB, not a link), or no entry has the --leaf id.`,
+before it is drawn, then the error); 2 the file cannot be read, or no entry
+has the --leaf id.`, sessionview.MaxDepth, maxHistory>>20, maxHistoryLines),
 		Example: `  course tree session.jsonl
   course tree --leaf r session.jsonl`,
 		Args: positional("<file.jsonl>"),
@@ -62,20 +70,10 @@ a regular file of at most 64 MiB, not a link), or no entry has the --leaf id.`,
 	return cmd
 }
 
-// maxTreeFile bounds what course tree reads: a lab's history file is far
-// smaller, and the file may be a student's, made to be endless.
-const maxTreeFile = 64 << 20
-
 func runTree(opts *TreeOptions) error {
-	data, err := lab.ReadRegular(opts.Path, maxTreeFile)
+	data, err := readHistory(opts.Path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return usageError(fmt.Errorf("%s: no such file", opts.Path))
-		}
-		if tl := (*lab.TooLargeError)(nil); errors.As(err, &tl) {
-			return usageError(fmt.Errorf("%w: not a lab's history file", err))
-		}
-		return usageError(err) // names the path
+		return usageError(err)
 	}
 	s := sessionview.Read(data)
 	if opts.Leaf != "" {
@@ -106,6 +104,39 @@ func runTree(opts *TreeOptions) error {
 			"and not drawn. A writer must not append after it until it is cut off.\n", s.Tail.Line, s.Tail.Bytes)
 	}
 	return nil
+}
+
+// maxHistory and maxHistoryLines bound the file course tree reads, and so
+// its memory: within both it stays under about 200 MiB (the most is taken
+// by 250,000 of the shortest entries), and a lab's history is far smaller.
+const (
+	maxHistory      = 16 << 20
+	maxHistoryLines = 250_000
+)
+
+// readHistory reads the history file p, which may be a student's: a link,
+// a FIFO, a device or a file over maxHistory or maxHistoryLines is refused,
+// never followed, waited on or read whole.
+func readHistory(p string) ([]byte, error) {
+	data, err := lab.ReadRegular(p, maxHistory)
+	var tl *lab.TooLargeError
+	var ft *lab.FileTypeError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: no such file", p)
+	case errors.As(err, &ft):
+		return nil, fmt.Errorf("%w: course tree follows no link and opens nothing else", err)
+	case errors.As(err, &tl):
+		return nil, fmt.Errorf("%s is larger than %d MiB, the most course tree reads: draw a part of it "+
+			"(head -c %d FILE > part.jsonl; a line cut in two shows as a tail)", p, maxHistory>>20, (maxHistory>>20)*1000000)
+	case err != nil:
+		return nil, err // *fs.PathError names the path
+	}
+	if n := bytes.Count(data, []byte("\n")); n > maxHistoryLines {
+		return nil, fmt.Errorf("%s has %d lines, more than the %d course tree reads: draw a part of it "+
+			"(head -n %d FILE > part.jsonl)", p, n, maxHistoryLines, maxHistoryLines)
+	}
+	return data, nil
 }
 
 // treeSummary is the first line: how many entries, roots and branch points.

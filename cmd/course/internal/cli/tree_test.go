@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -8,10 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coursekit/course/grader/sessionview"
 	"github.com/coursekit/course/labs"
 )
 
@@ -125,13 +129,13 @@ func TestTreeRefusesWhatIsNotASmallRegularFile(t *testing.T) {
 	huge := filepath.Join(t.TempDir(), "huge.jsonl")
 	f, err := os.Create(huge)
 	require.NoError(t, err)
-	require.NoError(t, f.Truncate(64<<20+1)) // sparse: no disk written
+	require.NoError(t, f.Truncate(16<<20+1)) // sparse: no disk written
 	require.NoError(t, f.Close())
 
 	for _, tc := range []struct{ path, want string }{
-		{fifo, fifo + " is a named pipe (FIFO), not a regular file"},
-		{zero, zero + " is a symbolic link, not a regular file"},
-		{huge, huge + " is larger than 64 MiB: not a lab's history file"},
+		{fifo, fifo + " is a named pipe (FIFO), not a regular file: course tree follows no link and opens nothing else"},
+		{zero, zero + " is a symbolic link, not a regular file: course tree follows no link and opens nothing else"},
+		{huge, huge + " is larger than 16 MiB, the most course tree reads: draw a part of it (head -c 16000000 FILE > part.jsonl; a line cut in two shows as a tail)"},
 	} {
 		r := runSoon(t, nil, "tree", tc.path)
 		assert.Equal(t, 2, r.code, "course tree %s", tc.path)
@@ -141,7 +145,7 @@ func TestTreeRefusesWhatIsNotASmallRegularFile(t *testing.T) {
 	assert.Equal(t, before, snapshot(t, dir), "nothing opened is changed")
 	fi, err := os.Stat(huge)
 	require.NoError(t, err)
-	assert.Equal(t, int64(64<<20+1), fi.Size())
+	assert.Equal(t, int64(16<<20+1), fi.Size())
 }
 
 func TestTreeDrawsAFactLog(t *testing.T) {
@@ -182,4 +186,105 @@ func TestTreeDrawsAnAgentSession(t *testing.T) {
 	assert.Contains(t, r.stdout, "\n· ├─ 9a0b1c2d  user  ")
 	assert.Contains(t, r.stdout, "\n* │  8b9c0d1e  assistant  ", "the leaf")
 	assert.Contains(t, r.stdout, "\n     5a6b7c8d  compaction  \"## Goal ", "off the branch: no mark")
+}
+
+// combHistory is a history of n branch points b1 … bn under a root b0: each
+// b(i-1) has the leaf li and then bi, which carries on, so that every branch
+// is drawn one indent further in than the one before.
+func combHistory(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"id":"b0","parentId":null}` + "\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, `{"id":"l%d","parentId":"b%d"}`+"\n", i, i-1)
+		fmt.Fprintf(&b, `{"id":"b%d","parentId":"b%d"}`+"\n", i, i-1)
+	}
+	return b.String()
+}
+
+// A comb of branches draws in a few bytes per byte of the file (4 at most:
+// its lines are as short as entries get), and no line of it is wider than
+// MaxDepth indents and the entry's own fields, however deep it nests.
+func TestTreeDrawsADeepCombLinearly(t *testing.T) {
+	n := 3000
+	text := combHistory(n)
+	p := sessionFile(t, text)
+	r := run(t, nil, "tree", p)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Empty(t, r.stderr)
+	summary, drawing, _ := strings.Cut(r.stdout, "\n")
+	assert.Equal(t, fmt.Sprintf("%s: %d entries, 1 root, %d branch points", p, 2*n+1, n), summary)
+	d := sessionview.MaxDepth
+	assert.Contains(t, drawing, fmt.Sprintf("\n%s└─ b%d  ◆ 2 branches  ⋮ drawn below\n\n"+
+		"⋮ the branches of b%d (line %d, %d levels in)\n├─ l%d\n└─ b%d  ◆ 2 branches\n",
+		strings.Repeat("   ", d-1), d, d, 2*d+1, d, d+1, d+1), "the drawing goes on from the left margin")
+	assert.LessOrEqual(t, len(drawing), 4*len(text), "a file of %d bytes drew %d bytes, want at most 4 per byte; it starts:\n%s",
+		len(text), len(drawing), drawing[:min(len(drawing), 1500)])
+	widest := 3*d + len("b3000  ◆ 2 branches  ⋮ drawn below")
+	for i, line := range strings.Split(drawing, "\n") {
+		if w := utf8.RuneCountInString(line); w > widest {
+			t.Fatalf("line %d of the drawing is %d characters wide, want at most %d: %q", i+2, w, widest, line)
+		}
+	}
+}
+
+// The file is a student's: course tree opens a regular file only, follows
+// no link and does not wait on a FIFO.
+func TestTreeOpensOnlyARegularFile(t *testing.T) {
+	good := sessionFile(t, strings.Join(treeExample, "\n")+"\n")
+	dir := t.TempDir()
+	refused := func(p, what string) {
+		t.Helper()
+		done := make(chan result, 1)
+		go func() { done <- run(t, nil, "tree", p) }()
+		select {
+		case r := <-done:
+			assert.Equal(t, 2, r.code, "course tree %s: %s", what, r.stderr)
+			assert.Equal(t, "course tree: "+p+" is "+what+", not a regular file: course tree follows no link and opens nothing else\n"+
+				"Run 'course tree --help' for usage.\n", r.stderr)
+			assert.Empty(t, r.stdout)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("course tree on %s did not return within 10 s: it waits for a writer", what)
+		}
+	}
+	refused(dir, "a directory")
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(good, link); err == nil {
+		refused(link, "a symbolic link")
+	}
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	if err := mkfifo(fifo); err == nil {
+		refused(fifo, "a named pipe (FIFO)")
+	}
+}
+
+// The file is read up to 16 MiB and 250,000 lines, and refused beyond,
+// with a way to draw a part of it.
+func TestTreeReadsAFileUpToItsBounds(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big.jsonl")
+	require.NoError(t, os.WriteFile(p, nil, 0o644))
+	require.NoError(t, os.Truncate(p, 16<<20+1))
+	r := run(t, nil, "tree", p)
+	assert.Equal(t, 2, r.code, r.stderr)
+	assert.Equal(t, "course tree: "+p+" is larger than 16 MiB, the most course tree reads: draw a part of it "+
+		"(head -c 16000000 FILE > part.jsonl; a line cut in two shows as a tail)\n"+
+		"Run 'course tree --help' for usage.\n", r.stderr)
+	assert.Empty(t, r.stdout)
+
+	require.NoError(t, os.Truncate(p, 16<<20))
+	r = run(t, nil, "tree", p)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "\nline 1: an unterminated tail of 16777216 bytes:", "16 MiB is read")
+
+	require.NoError(t, os.WriteFile(p, []byte(strings.Repeat("\n", 250_001)), 0o644))
+	r = run(t, nil, "tree", p)
+	assert.Equal(t, 2, r.code, r.stderr)
+	assert.Equal(t, "course tree: "+p+" has 250001 lines, more than the 250000 course tree reads: draw a part of it "+
+		"(head -n 250000 FILE > part.jsonl)\n"+
+		"Run 'course tree --help' for usage.\n", r.stderr)
+	assert.Empty(t, r.stdout)
+
+	require.NoError(t, os.WriteFile(p, []byte(strings.Repeat("\n", 250_000)), 0o644))
+	r = run(t, nil, "tree", p)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, p+": no committed entries\n", r.stdout, "250,000 lines are read")
 }
