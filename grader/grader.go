@@ -111,6 +111,7 @@ type Grader struct {
 	secret    []string                  // file names whose lines a build's output must not show
 	race      bool                      // build with the race detector
 	checker   *Checker                  // the static wall
+	cache     *buildCache               // what builds share, which no build writes
 	sandbox   *sandbox                  // confines student code and bounds the toolchain
 }
 
@@ -199,6 +200,9 @@ func New(opts Options) (*Grader, error) {
 		return nil, err
 	}
 	if err := g.checkReachable(); err != nil {
+		return nil, err
+	}
+	if g.cache, err = newBuildCache(g.goBin, g.race); err != nil {
 		return nil, err
 	}
 	if g.race {
@@ -395,7 +399,7 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 	}
 
 	bin := filepath.Join(work, "bin", "lab.test")
-	rep.Build = g.build(ctx, srcDir, bin)
+	rep.Build = g.build(ctx, work, srcDir, bin)
 	if err := ctx.Err(); err != nil {
 		return nil, err // cancelled: the build's failure says nothing about the submission
 	}
@@ -485,15 +489,22 @@ func (g *Grader) buildArgs(bin string) []string {
 	return append(args, ".")
 }
 
-func (g *Grader) build(ctx context.Context, srcDir, bin string) Build {
+func (g *Grader) build(ctx context.Context, work, srcDir, bin string) Build {
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return Build{Output: err.Error()}
 	}
+	// The go command's own cache and temporary files stay in the build's
+	// work directory, which goes with the grade; the shared cache is read.
+	goWork := filepath.Join(work, "go")
+	if err := g.cache.prepare(goWork); err != nil {
+		return Build{Output: err.Error()}
+	}
+	defer os.RemoveAll(goWork)
 	out := runJob(ctx, job{
 		Path:    g.goBin,
 		Args:    g.buildArgs(bin),
 		Dir:     srcDir,
-		Env:     buildEnv(g.race),
+		Env:     g.cache.env(buildEnv(g.race), goWork, false),
 		Timeout: g.opts.BuildTimeout,
 		Cap:     64 << 10,
 	}, g.sandbox)

@@ -3,18 +3,13 @@ package grader
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"go/parser"
 	"go/token"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -186,95 +181,9 @@ func exportData(goBin string, env []string, pkgs map[string]bool) (map[string]st
 }
 
 // buildCheckHelper builds the checker's helper program from the source
-// package staticcheck embeds, once per source and toolchain: it is kept in
-// the user's cache directory (or, without one, a temporary directory) under
-// a name that is the hash of both.
+// package staticcheck embeds (see helperProgram).
 func buildCheckHelper(goBin string, env []string) (string, error) {
-	env = append(slices.Clone(env), "GOFLAGS=", "GO111MODULE=on", "GOWORK=off", "GOPROXY=off", "GOTOOLCHAIN=local", "CGO_ENABLED=0")
-	version, err := exec.Command(goBin, "env", "GOVERSION", "GOOS", "GOARCH").Output()
-	if err != nil {
-		return "", fmt.Errorf("%w: go env: %v", ErrSetup, err)
-	}
-	h := sha256.New()
-	h.Write(version)
-	var files []string
-	err = fs.WalkDir(staticcheck.Source, ".", func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			files = append(files, path)
-		}
-		return err
-	})
-	if err != nil {
-		return "", fmt.Errorf("checker: %w", err)
-	}
-	sort.Strings(files)
-	for _, f := range files {
-		b, err := fs.ReadFile(staticcheck.Source, f)
-		if err != nil {
-			return "", fmt.Errorf("checker: %w", err)
-		}
-		fmt.Fprintf(h, "%s %d\n", f, len(b))
-		h.Write(b)
-	}
-	name := "checker-" + hex.EncodeToString(h.Sum(nil))[:24]
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	base, err := os.UserCacheDir()
-	if err == nil {
-		base = filepath.Join(base, "course-kit")
-		err = os.MkdirAll(base, 0o700)
-	}
-	if err != nil {
-		base = filepath.Join(os.TempDir(), "course-kit-"+strconv.Itoa(os.Getuid()))
-		if err := os.MkdirAll(base, 0o700); err != nil {
-			return "", fmt.Errorf("%w: no directory for the checker: %v", ErrSetup, err)
-		}
-	}
-	// The checker decides what may run: a directory or a program someone
-	// else could have put there (in a shared /tmp, say) is never used.
-	if err := ownedByUs(base, true); err != nil {
-		return "", fmt.Errorf("%w: the checker's directory %s: %v", ErrSetup, base, err)
-	}
-	bin := filepath.Join(base, name)
-	if fi, err := os.Lstat(bin); err == nil {
-		if err := ownedByUs(bin, false); err != nil || !fi.Mode().IsRegular() {
-			return "", fmt.Errorf("%w: the checker %s is not a program of this user's (%v); remove it", ErrSetup, bin, err)
-		}
-		return bin, nil
-	}
-	src, err := os.MkdirTemp(base, "build-*")
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrSetup, err)
-	}
-	defer os.RemoveAll(src)
-	gomod := "module " + staticcheck.ModulePath + "\n\ngo 1.24\n"
-	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte(gomod), 0o644); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrSetup, err)
-	}
-	for _, f := range files {
-		b, _ := fs.ReadFile(staticcheck.Source, f)
-		dst := filepath.Join(src, filepath.FromSlash(staticcheck.Dir), filepath.FromSlash(f))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return "", fmt.Errorf("%w: %v", ErrSetup, err)
-		}
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
-			return "", fmt.Errorf("%w: %v", ErrSetup, err)
-		}
-	}
-	tmp := filepath.Join(src, name)
-	cmd := exec.Command(goBin, "build", "-trimpath", "-o", tmp, "./"+staticcheck.Dir+"/helper")
-	cmd.Dir = src
-	cmd.Env = env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("%w: building the checker: %v: %s", ErrSetup, err, lastLine(string(out)))
-	}
-	// Rename is atomic: a grader running beside this one sees the whole
-	// program or none.
-	if err := os.Rename(tmp, bin); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrSetup, err)
-	}
-	return bin, nil
+	return helperProgram(goBin, env, "checker", staticcheck.Source, staticcheck.ModulePath, staticcheck.Dir)
 }
 
 // Check checks the student file src. It returns nil when the file may be

@@ -56,11 +56,15 @@ func (g *Grader) checkSetup() error {
 	if g.race {
 		args = append(args, "-race")
 	}
+	goWork := filepath.Join(dir, "go")
+	if err := g.cache.prepare(goWork); err != nil {
+		return err
+	}
 	out := runJob(context.Background(), job{
 		Path:    g.goBin,
 		Args:    append(args, "."),
 		Dir:     src,
-		Env:     buildEnv(g.race),
+		Env:     g.cache.env(buildEnv(g.race), goWork, true),
 		Timeout: setupTimeout,
 		Cap:     64 << 10,
 	}, g.sandbox)
@@ -69,6 +73,9 @@ func (g *Grader) checkSetup() error {
 	}
 	if out.ExitCode != 0 || out.TimedOut {
 		return &SetupError{Output: string(out.Output)}
+	}
+	if !g.cache.filled() {
+		return fmt.Errorf("%w: the go command (%s) put nothing into the grader's build cache: it ignores GOCACHEPROG, which Go 1.24 brought; grade with Go 1.24 or newer", ErrSetup, g.goBin)
 	}
 	return nil
 }

@@ -1,0 +1,90 @@
+package grader
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/coursekit/course/grader/internal/buildcache"
+)
+
+// buildCache is where grading builds find the compiled standard library
+// and course modules: a directory of the grader's own (one per toolchain
+// and race mode) that the set-up check fills and every grading build only
+// reads, through a GOCACHEPROG helper (package buildcache). A build's own
+// outputs stay in its work directory and go with it.
+type buildCache struct {
+	helper string // the GOCACHEPROG program
+	base   string // the directory it serves
+}
+
+// newBuildCache builds the helper, if need be, and finds the base for
+// goBin's toolchain.
+func newBuildCache(goBin string, race bool) (*buildCache, error) {
+	helper, err := helperProgram(goBin, buildEnv(false), "buildcache", buildcache.Source, buildcache.ModulePath, buildcache.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(goBin, "env", "GOVERSION", "GOROOT", "GOOS", "GOARCH")
+	cmd.Env = buildEnv(race)
+	version, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%w: go env: %v", ErrSetup, err)
+	}
+	h := sha256.Sum256(append(version, fmt.Sprint(race)...))
+	dir, err := privateCacheDir()
+	if err != nil {
+		return nil, err
+	}
+	base := filepath.Join(dir, "gocache-"+hex.EncodeToString(h[:])[:16])
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return nil, fmt.Errorf("%w: the build cache %s: %v", ErrSetup, base, err)
+	}
+	// What is in the base is linked into every test binary: it must be
+	// this user's alone.
+	if err := ownedByUs(base, true); err != nil {
+		return nil, fmt.Errorf("%w: the build cache %s: %v", ErrSetup, base, err)
+	}
+	return &buildCache{helper: helper, base: base}, nil
+}
+
+// env is a build's environment: the read-only cache (writable for the
+// set-up check), and the go command's own cache and temporary files in
+// work, which is removed with the build.
+func (c *buildCache) env(env []string, work string, writable bool) []string {
+	prog := quoteArg(c.helper) + " -dir " + quoteArg(c.base)
+	if writable {
+		prog += " -write"
+	}
+	return append(env, "GOCACHEPROG="+prog, "GOCACHE="+filepath.Join(work, "gocache"), "GOTMPDIR="+filepath.Join(work, "gotmp"))
+}
+
+// prepare makes the directories env names.
+func (c *buildCache) prepare(work string) error {
+	for _, d := range []string{"gocache", "gotmp"} {
+		if err := os.MkdirAll(filepath.Join(work, d), 0o700); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// filled reports whether the set-up check has put anything into the base:
+// a go command too old for GOCACHEPROG (before Go 1.24) ignores it, and
+// would cache a student's build where the next one finds it.
+func (c *buildCache) filled() bool {
+	entries, err := os.ReadDir(filepath.Join(c.base, "a"))
+	return err == nil && len(entries) > 0
+}
+
+// quoteArg quotes s for GOCACHEPROG's word splitting when it has a space.
+func quoteArg(s string) string {
+	if !strings.ContainsAny(s, " \t'\"") {
+		return s
+	}
+	return "'" + s + "'"
+}
