@@ -3,7 +3,6 @@ package staticcheck
 import (
 	"fmt"
 	"go/ast"
-	"go/constant"
 	"go/token"
 	"go/types"
 	"strconv"
@@ -214,96 +213,7 @@ func (c *checker) typeRules(fset *token.FileSet, f *ast.File, pkg *types.Package
 		add(e.Pos(), "a value of type unsafe.Pointer (%s) is not allowed", types.ExprString(e))
 	}
 
-	// The compiler writes a package's data into its object file, and the
-	// object file into the grading machine's build cache: a few lines
-	// ([1 << 30]byte{1}, a constant doubled thirty times) would leave
-	// gigabytes there. No lab needs a value of more than maxValueSize.
-	sizes := types.SizesFor("gc", "amd64")
-	bigLine := map[int]bool{}
-	for e, tv := range info.Types {
-		pos := fset.Position(e.Pos())
-		if pos.Filename != c.req.File || bigLine[pos.Line] {
-			continue
-		}
-		switch {
-		case tv.Value != nil && tv.Value.Kind() == constant.String && len(constant.StringVal(tv.Value)) > maxConstString:
-			bigLine[pos.Line] = true
-			add(e.Pos(), "a constant string of %d bytes is too large (at most %d KiB): build large text at run time", len(constant.StringVal(tv.Value)), maxConstString>>10)
-		case tv.Type != nil && tooLarge(sizes, tv.Type):
-			bigLine[pos.Line] = true
-			add(e.Pos(), "a value of type %s is too large (at most %d MiB): use a slice made at run time", types.TypeString(tv.Type, types.RelativeTo(pkg)), maxValueSize>>20)
-		}
-	}
 	return vs
-}
-
-// Limits on what a file may make the compiler write.
-const (
-	maxValueSize   = 16 << 20
-	maxConstString = 1 << 20
-)
-
-// generic reports whether t's size depends on a type parameter.
-func generic(t types.Type, seen map[types.Type]bool) bool {
-	if seen[t] {
-		return false
-	}
-	seen[t] = true
-	switch t := t.(type) {
-	case *types.TypeParam:
-		return true
-	case *types.Named:
-		if t.TypeParams().Len() > 0 && t.TypeArgs().Len() == 0 {
-			return true // the generic type itself
-		}
-		for i := 0; i < t.TypeArgs().Len(); i++ {
-			if generic(t.TypeArgs().At(i), seen) {
-				return true
-			}
-		}
-		return generic(t.Underlying(), seen)
-	case *types.Alias:
-		return generic(types.Unalias(t), seen)
-	case *types.Array:
-		return generic(t.Elem(), seen)
-	case *types.Struct:
-		for i := 0; i < t.NumFields(); i++ {
-			if generic(t.Field(i).Type(), seen) {
-				return true
-			}
-		}
-	}
-	return false // pointers, slices, maps, channels, funcs, interfaces: a fixed size
-}
-
-// tooLarge reports whether a value of type t takes more than maxValueSize
-// bytes; sizes that overflow count as too large.
-func tooLarge(sizes types.Sizes, t types.Type) (large bool) {
-	defer func() {
-		if recover() != nil {
-			large = true
-		}
-	}()
-	switch u := t.(type) {
-	case *types.Basic:
-		if u.Info()&types.IsUntyped != 0 || u.Kind() == types.Invalid {
-			return false // a constant's or nil's type: no storage of its own
-		}
-	case *types.Tuple:
-		for i := 0; i < u.Len(); i++ {
-			if tooLarge(sizes, u.At(i).Type()) {
-				return true
-			}
-		}
-		return false
-	case *types.TypeParam:
-		return false // sized where it is instantiated, and checked there
-	}
-	if generic(t, map[types.Type]bool{}) {
-		return false // its instances are checked where they are made
-	}
-	n := sizes.Sizeof(t)
-	return n < 0 || n > maxValueSize
 }
 
 // rootIdent returns the variable an lvalue-like expression writes through:

@@ -134,6 +134,7 @@ func Check(req *Request) (res Result) {
 		Defs:       map[*ast.Ident]types.Object{},
 		Uses:       map[*ast.Ident]types.Object{},
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Instances:  map[*ast.Ident]types.Instance{},
 	}
 	pkg, terr := conf.Check(req.Package, fset, files, info)
 	if len(typeErrs) > 0 {
@@ -144,7 +145,8 @@ func Check(req *Request) (res Result) {
 		// file was not fully checked.
 		return c.reject([]Violation{{Problem: "could not be type-checked: " + terr.Error()}}, max)
 	}
-	return c.reject(append(c.typeRules(fset, f, pkg, info), c.sequentialTypes(fset, info)...), max)
+	vs := append(c.typeRules(fset, f, pkg, info), c.sequentialTypes(fset, info)...)
+	return c.reject(append(vs, c.sizeRules(fset, files, pkg, info)...), max)
 }
 
 // reject sorts vs by line, drops repeats and keeps the first max.
