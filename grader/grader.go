@@ -844,8 +844,7 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 	// The report travels on fd 3, a file only the grader and its TestMain
 	// hold; the nonce, given on fd 4 with the tests to run, proves the
 	// report was written by this very run.
-	reportPath := filepath.Join(work, "report-"+label)
-	report, err := os.OpenFile(reportPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	report, err := openReport(filepath.Join(work, "report-"+label))
 	if err != nil {
 		return nil, fmt.Errorf("grader: %w", err)
 	}
@@ -908,6 +907,22 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 // it runs with its defaults. A race it sees is printed before the racing
 // access completes, and the run fails on that report.
 var runEnv = []string{"GOTRACEBACK=single", "GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1"}
+
+// openReport makes the file a run's report goes to, open for reading and
+// writing, and takes every permission from it: the run inherits it open as
+// fd 3, and nobody, not even a run under the grader's own uid, can open it
+// again (through /proc/self/fd/3, say).
+func openReport(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(0); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
 
 // maxReportBytes bounds what the grader reads of a run's report: a line per
 // test, a few hundred tests. More than that is not the harness's.

@@ -105,8 +105,8 @@ func {{.Runner}}(t *testing.T) {
 `))
 
 // harnessInput writes what the harness reads on fd 4 into a new file in
-// dir, unlinks it, and returns it open at its start. Only the grader and the
-// run hold it.
+// dir, unlinks it, takes every permission from it and returns it open at
+// its start. Only the grader and the run hold it.
 func harnessInput(dir, nonce string, names []string) (*os.File, error) {
 	f, err := os.CreateTemp(dir, "input-*")
 	if err != nil {
@@ -115,6 +115,10 @@ func harnessInput(dir, nonce string, names []string) (*os.File, error) {
 	err = os.Remove(f.Name())
 	if err == nil {
 		_, err = f.WriteString(nonce + "\n" + strings.Join(names, ","))
+	}
+	if err == nil {
+		// No permissions: nobody can open it again through /proc/self/fd/4.
+		err = f.Chmod(0)
 	}
 	if err == nil {
 		_, err = f.Seek(0, io.SeekStart)

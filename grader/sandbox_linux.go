@@ -234,7 +234,9 @@ func (s *sandbox) probe(path string, args []string, cloneflags uintptr) error {
 func (s *sandbox) bwrapNamespaces() []string {
 	// --as-pid-1: no bubblewrap process inside the run, whose command line
 	// (its --setenv values, the host's paths) the run could read.
-	args := []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "grader"}
+	// --cap-drop ALL: a run started by root without a uid of its own
+	// would otherwise keep root's capabilities inside its user namespace.
+	args := []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "grader", "--cap-drop", "ALL"}
 	if s.disableUserns {
 		args = append(args, "--disable-userns")
 	}

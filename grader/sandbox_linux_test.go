@@ -145,3 +145,36 @@ func TestRunGetsOneCPU(t *testing.T) {
 	assert.True(t, out.TimedOut, "the hog ran until its timeout: %+v", out)
 	assert.True(t, out.CPUThrottled, "a run of four busy processes was never held back for its one-CPU quota: %+v", out)
 }
+
+// TestRunCannotReopenItsReportOrInput: the report (fd 3) and the harness's
+// input (fd 4) are files the run inherits open; reopening them through
+// /proc/self/fd (which a process may always list) would let student code
+// read the nonce and write a report. They have no permissions at all, so
+// that even a run under the grader's own uid (a grader that is not root
+// runs student code behind a user namespace, as itself) cannot. Here the
+// run is root's behind bubblewrap's user namespace, without capabilities:
+// the owner's case.
+func TestRunCannotReopenItsReportOrInput(t *testing.T) {
+	sb, err := newSandbox(SandboxStrict, DefaultMemoryLimit, DefaultProcessLimit, false)
+	if err != nil {
+		if os.Getenv("COURSE_REQUIRE_SANDBOX") != "" {
+			t.Fatalf("COURSE_REQUIRE_SANDBOX is set but this machine has no full sandbox: %v", err)
+		}
+		t.Skipf("this machine cannot give a full sandbox: %v", err)
+	}
+	sb.uids = nil // run as the grader's own user, as a grader that is not root does
+	work := reachableTempDir(t)
+	report, err := openReport(filepath.Join(work, "report"))
+	require.NoError(t, err)
+	defer report.Close()
+	input, err := harnessInput(work, "the-nonce", []string{"TestA"})
+	require.NoError(t, err)
+	defer input.Close()
+	// The shell's own redirections: the sandbox holds no other program.
+	probe := `for fd in 3 4; do (read -r line < /proc/self/fd/$fd) 2>/dev/null && echo "read fd $fd"; (echo forged >> /proc/self/fd/$fd) 2>/dev/null && echo "wrote fd $fd"; done; echo done`
+	out := runJob(context.Background(), job{Path: "/bin/sh", Args: []string{"-c", probe}, Timeout: 10 * time.Second,
+		Extra: []*os.File{report, input}, Untrusted: true, PrivateDir: filepath.Join(work, "run")}, sb)
+	require.NoError(t, out.StartErr)
+	assert.Equal(t, "done\n", string(out.Output), "the run reopened its report or its input through /proc/self/fd")
+	assert.Empty(t, readReport(report, maxReportBytes), "the report is as the grader left it")
+}
