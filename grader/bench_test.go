@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/release/releasetest"
 )
 
 // BenchmarkGrade compares, side by side in every iteration, three ways to
@@ -136,3 +139,48 @@ func fresh(src []byte, side string, i int) []byte {
 }
 
 var benchRun = time.Now().UnixNano()
+
+// BenchmarkRaceCost measures what the race detector on every build costs:
+// for each lab, the reference solution (public and hidden tests) graded
+// with it and without it (which only the course's own code may be), side
+// by side in every iteration, each time a file the build cache has not
+// seen. It reports the seconds of each and their ratio. Run it with
+//
+//	go test -run '^$' -bench RaceCost -benchtime 5x ./grader/
+func BenchmarkRaceCost(b *testing.B) {
+	cat, err := lab.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range cat.Labs() {
+		b.Run("lab"+l.Chapter, func(b *testing.B) {
+			sol := releasetest.Solution(b, l)
+			graders := map[bool]*Grader{}
+			for _, noRace := range []bool{false, true} {
+				g, err := New(Options{Lab: l, Hidden: true, NoRace: noRace, TempDir: benchTempDir(b)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				graders[noRace] = g
+			}
+			took := map[bool]time.Duration{}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for _, noRace := range []bool{false, true} {
+					side := fmt.Sprintf("race=%v", !noRace)
+					sub := &Submission{Name: "bench", Path: "bench", Files: map[string][]byte{l.Editable[0]: fresh(sol, side, i)}}
+					start := time.Now()
+					rep, err := graders[noRace].Grade(context.Background(), sub)
+					if err != nil || rep.Score != float64(rep.MaxScore) {
+						b.Fatalf("grading lab %s's solution (%s): %v\n%s", l.Chapter, side, err, textReport(rep))
+					}
+					took[noRace] += time.Since(start)
+				}
+			}
+			n := float64(b.N)
+			b.ReportMetric(took[false].Seconds()/n, "race-s/op")
+			b.ReportMetric(took[true].Seconds()/n, "norace-s/op")
+			b.ReportMetric(took[false].Seconds()/took[true].Seconds(), "race/norace")
+		})
+	}
+}
