@@ -889,8 +889,13 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 	r.rep = readHarnessReport(readReport(report, maxReportBytes), nonce)
 	if r.initHung() {
 		// Not one test started: the package's initialisation hangs, and
-		// would hang every other run the same way.
-		st.setAbort(fmt.Sprintf("no test started within %s: the package's initialisation (an init function or a package-level variable) did not finish", r.timeout))
+		// would hang every other run the same way. A race it had first is
+		// the reason: after it, nothing the run did is trusted.
+		reason := fmt.Sprintf("no test started within %s: the package's initialisation (an init function or a package-level variable) did not finish", r.timeout)
+		if race, summary := raceReport(string(r.out.Output)); race {
+			reason = raceReason(summary)
+		}
+		st.setAbort(reason)
 	}
 	return r, nil
 }

@@ -290,3 +290,37 @@ func TestOneProcessorTearsNothing(t *testing.T) {
 	assert.Equal(t, float64(rep.MaxScore), rep.Score, "a torn read panicked in some run\n%s", textReport(rep))
 	assertNoProcessLeft(t, work)
 }
+
+// TestRaceReportCannotBeHidden: after its first race the attack tries to
+// keep the detector's report from deciding: by printing a flood before the
+// race (the report then falls past the output cap), by printing one after
+// it, or by hanging. Every way fails the run.
+func TestRaceReportCannotBeHidden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and grades three submissions")
+	}
+	l := testLab(t)
+	flood := `
+	for i := 0; i < 20000; i++ {
+		fmt.Println(strings.Repeat("y", 100))
+	}
+`
+	cases := []struct {
+		name, before, after, reason string
+	}{
+		{"flood-before-the-race", flood, "", "printed more than 1024 KiB"},
+		{"flood-after-the-race", "", flood, "data race"},
+		{"hang-after-the-race", "", "select {}", "data race"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			body := tc.before + tearLoops(256) + tc.after
+			src := append(withInit(t, solutionSource(t), []string{"fmt", "strings", "time"}, body), tearTypes...)
+			rep := gradeRaceAttack(t, l, []string{"10.1"}, src)
+			assert.Zero(t, rep.Score, "the racing submission scored\n%s", textReport(rep))
+			for _, ex := range rep.Exercises {
+				assert.Contains(t, ex.Reason, tc.reason, "exercise %s", ex.ID)
+			}
+		})
+	}
+}

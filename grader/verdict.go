@@ -97,7 +97,7 @@ func (r *runResult) trouble() string {
 	case r.out.ProcessesExceeded:
 		return fmt.Sprintf("process limit exceeded: the run tried to have more than %d processes and threads at once", r.lim.processes)
 	case race:
-		return "data race (the race detector found one): " + raceSummary
+		return raceReason(raceSummary)
 	case r.notStarted != "":
 		return r.notStarted
 	case r.out.TimedOut || r.out.Duration >= r.timeout:
@@ -211,6 +211,11 @@ const maxOutputLines = 100_000
 type limits struct {
 	memory    int64
 	processes int
+}
+
+// raceReason is the reason of a run with a race report.
+func raceReason(summary string) string {
+	return "data race (the race detector found one): " + summary
 }
 
 // raceReport finds the race detector's first report in a run's output and
