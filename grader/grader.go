@@ -92,6 +92,12 @@ type Options struct {
 	// reflect); this is only for the course's own code on a machine with
 	// no C compiler (course selfcheck --no-race), never for student code.
 	NoRace bool
+	// OwnCode says the submissions are the course's own code (the
+	// self-check's stub, solutions and mutants): their builds keep what
+	// they compile in the go command's own cache, as any build of the
+	// course does, so that the next self-check compiles only what changed.
+	// Never for student code, whose builds only read a cache.
+	OwnCode bool
 	// TempDir is where private work directories are made; os.TempDir() if empty.
 	TempDir string
 
@@ -382,7 +388,7 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 	}
 	defer os.RemoveAll(work)
 	srcDir := filepath.Join(work, "src")
-	if err := l.WriteGradingDir(srcDir, src, g.opts.Hidden); err != nil {
+	if err := l.WriteGradingDirFor(srcDir, src, g.opts.Hidden, g.graded()); err != nil {
 		return nil, fmt.Errorf("grader: %w", err)
 	}
 	for name, data := range g.extra {
@@ -475,6 +481,15 @@ func buildEnv(race bool) []string {
 	return append(env, "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local", cgo, "GOWORK=off", "GOENV=off")
 }
 
+// buildEnv is a grading build's environment: the grader's read-only cache,
+// or for the course's own code the go command's own (Options.OwnCode).
+func (g *Grader) buildEnv(goWork string) []string {
+	if g.opts.OwnCode {
+		return append(buildEnv(g.race), "GOTMPDIR="+filepath.Join(goWork, "gotmp"))
+	}
+	return g.cache.env(buildEnv(g.race), goWork, false)
+}
+
 // buildArgs are the go test -c arguments. No vet, no optimisation, no debug
 // information: the binary runs a few quick tests once, so every second of
 // compiling and linking saved is most of a submission's grading time (see
@@ -504,7 +519,7 @@ func (g *Grader) build(ctx context.Context, work, srcDir, bin string) Build {
 		Path:    g.goBin,
 		Args:    g.buildArgs(bin),
 		Dir:     srcDir,
-		Env:     g.cache.env(buildEnv(g.race), goWork, false),
+		Env:     g.buildEnv(goWork),
 		Timeout: g.opts.BuildTimeout,
 		Cap:     64 << 10,
 	}, g.sandbox)
@@ -1000,10 +1015,25 @@ func firstLine(s string) string {
 // allTests is every test this grader may run: the harness must name them.
 func (g *Grader) allTests() []string {
 	var out []string
-	for _, tests := range g.expected {
-		for _, t := range tests {
+	for _, ex := range g.exercises {
+		for _, t := range g.expected[ex.ID] {
 			out = append(out, t.name)
 		}
 	}
 	return out
+}
+
+// graded is the exercises this grader grades, when they are not all of
+// the lab's (a --lab selection, or all but the bonus ones): the grading
+// directory then holds only the test files they need. Nil with private
+// tests (--tests), which may use any test file.
+func (g *Grader) graded() []string {
+	if len(g.exercises) == len(g.opts.Lab.Exercises) || len(g.extra) > 0 {
+		return nil
+	}
+	ids := make([]string, len(g.exercises))
+	for i, ex := range g.exercises {
+		ids[i] = ex.ID
+	}
+	return ids
 }

@@ -370,3 +370,43 @@ func TestProofHandoutCommandsSkipTheOptionalExercise(t *testing.T) {
 		t.Errorf("%s where 10.7 is not done: exit %d, want 1 (its tests fail until it is written)\n%s", optional, r.code, r.tail())
 	}
 }
+
+func TestProofGradingOneExerciseBuildsWhatItNeeds(t *testing.T) {
+	eachLab(t, proofGradingOneExerciseBuildsWhatItNeeds)
+}
+
+// proofGradingOneExerciseBuildsWhatItNeeds: a grading of one exercise
+// leaves out the test files only other exercises need; what is left, with
+// the reference solution and the hidden tests, must still vet (and so
+// compile), and must still hold every test of that exercise.
+func proofGradingOneExerciseBuildsWhatItNeeds(t *testing.T, l *lab.Lab) {
+	if testing.Short() {
+		t.Skip("vets a grading directory per exercise")
+	}
+	sol := releasetest.Solution(t, l)
+	all, err := os.ReadDir(writeGrading(t, l, sol, nil))
+	require.NoError(t, err)
+	for _, e := range l.Exercises {
+		dir := writeGrading(t, l, sol, []string{e.ID})
+		kept, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		assert.Less(t, len(kept), len(all), "grading only %s leaves no test file out", e.ID)
+		names, err := lab.TestNames(os.DirFS(dir), ".")
+		require.NoError(t, err)
+		for _, want := range append(l.PublicTests(e.ID), l.HiddenTests(e.ID)...) {
+			assert.Contains(t, names, want, "grading only %s left out one of its tests", e.ID)
+		}
+		if r := runGo(t, dir, "vet", "."); r.code != 0 {
+			t.Errorf("go vet of a grading directory for %s alone: exit %d\n%s", e.ID, r.code, r.tail())
+		}
+	}
+}
+
+// writeGrading writes a grading directory of l, with the hidden tests,
+// for the exercises ids (all when nil).
+func writeGrading(t *testing.T, l *lab.Lab, src []byte, ids []string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "src")
+	require.NoError(t, l.WriteGradingDirFor(dir, src, true, ids))
+	return dir
+}

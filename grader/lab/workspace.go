@@ -69,9 +69,20 @@ func (l *Lab) WriteWorkspace(dir string) error {
 // (first) editable file unless sessionGo is nil (then the stub stays), and
 // with the hidden test files beside the public ones when withHidden is set.
 func (l *Lab) WriteGradingDir(dir string, sessionGo []byte, withHidden bool) error {
+	return l.WriteGradingDirFor(dir, sessionGo, withHidden, nil)
+}
+
+// WriteGradingDirFor is WriteGradingDir for a grading of only the
+// exercises ids (all of them when ids is empty): the test files that only
+// other exercises need are left out, so that the build compiles only what
+// it runs.
+func (l *Lab) WriteGradingDirFor(dir string, sessionGo []byte, withHidden bool, ids []string) error {
 	files, err := l.files(sessionGo, withHidden)
 	if err != nil {
 		return err
+	}
+	if len(ids) > 0 {
+		files = l.pruneTests(files, ids)
 	}
 	return writeDir(dir, files)
 }

@@ -198,7 +198,7 @@ func (gs *graders) get(k graderKey) (*grader.Grader, error) {
 	lg.once.Do(func() {
 		// Bonus: the optional exercises' tests must tell right from wrong too.
 		o := grader.Options{Lab: gs.opts.Lab, Hidden: true, Bonus: true, Timeout: gs.opts.Timeout,
-			NoRace: gs.opts.NoRace, Sandbox: grader.SandboxBest}
+			NoRace: gs.opts.NoRace, OwnCode: true, Sandbox: grader.SandboxBest}
 		if k.exercise != "" {
 			o.Exercises = []string{k.exercise}
 		}
