@@ -193,7 +193,8 @@ func TestRaceAttacksDecideNothing(t *testing.T) {
 
 // gradeRaceAttack grades src as a workspace of lab l on the exercises
 // given (all when none), and checks what every fixture promises: bounded
-// time, the submission unchanged, no process left.
+// time, the submission unchanged, no process left, nothing written outside
+// the runs.
 func gradeRaceAttack(t *testing.T, l *lab.Lab, exercises []string, src []byte) *Report {
 	t.Helper()
 	g, work := raceGrader(t, l, exercises, false)
@@ -209,6 +210,7 @@ func gradeRaceAttack(t *testing.T, l *lab.Lab, exercises []string, src []byte) *
 	assert.Less(t, time.Since(start), DefaultBuildTimeout+budgetTimeouts*raceTimeout+runGrace+15*time.Second)
 	assert.Equal(t, before, hashTree(t, dir), "grading changed the submission")
 	assertNoProcessLeft(t, work)
+	assertNothingWritten(t)
 	return rep
 }
 
