@@ -166,9 +166,6 @@ func New(opts Options) (*Grader, error) {
 	if g.goBin, err = findGo(opts.GoBin); err != nil {
 		return nil, err
 	}
-	if g.test2json, err = findTest2JSON(g.goBin); err != nil {
-		return nil, err
-	}
 	if len(opts.Exercises) == 0 {
 		for _, ex := range opts.Lab.Exercises {
 			if !ex.Bonus || opts.Bonus {
@@ -208,24 +205,16 @@ func New(opts Options) (*Grader, error) {
 	if err := g.checkReachable(); err != nil {
 		return nil, err
 	}
-	if g.cache, err = newBuildCache(g.goBin, g.race); err != nil {
-		return nil, err
-	}
-	if g.race {
-		if err := checkRaceToolchain(g.goBin); err != nil {
-			return nil, err
-		}
-	}
-	if err := g.checkSetup(); err != nil {
-		return nil, err
-	}
 	given, err := opts.Lab.GivenFiles()
 	if err != nil {
 		return nil, err
 	}
-	if g.checker, err = NewChecker(opts.Lab.Editable[0], opts.Lab.Package, opts.Lab.GoVersion(), given, g.goBin, buildEnv(false)); err != nil {
+	rec, err := g.setUp(given)
+	if err != nil {
 		return nil, err
 	}
+	g.test2json = rec.Test2JSON
+	g.checker = newChecker(opts.Lab.Editable[0], opts.Lab.Package, opts.Lab.GoVersion(), given, rec.Exports, rec.CheckHelper)
 	g.checker.Sequential = opts.Lab.Sequential
 	for _, ex := range opts.Lab.Exercises {
 		for _, name := range opts.Lab.PublicTests(ex.ID) {

@@ -103,18 +103,43 @@ type Checker struct {
 // export data of the standard packages is, and used to build the helper
 // (offline: it needs only the standard library); env is its environment.
 func NewChecker(editable, pkg, goVersion string, given map[string][]byte, goBin string, env []string) (*Checker, error) {
-	c := &Checker{editable: editable, pkg: pkg, given: map[string]string{}, timeout: DefaultCheckTimeout}
+	want, err := checkerImports(given)
+	if err != nil {
+		return nil, err
+	}
+	exports, err := exportData(goBin, env, want)
+	if err != nil {
+		return nil, err
+	}
+	helper, err := buildCheckHelper(goBin, env)
+	if err != nil {
+		return nil, err
+	}
+	return newChecker(editable, pkg, goVersion, given, exports, helper), nil
+}
+
+// newChecker is a Checker from what NewChecker asks the go command for:
+// the export data files by import path, and the helper program.
+func newChecker(editable, pkg, goVersion string, given map[string][]byte, exports map[string]string, helper string) *Checker {
+	c := &Checker{editable: editable, pkg: pkg, given: map[string]string{}, exports: exports, helper: helper, timeout: DefaultCheckTimeout}
 	if goVersion != "" {
 		c.goVersion = "go" + goVersion
 	}
-	// Everything the student may import, and everything the given files do.
+	for name, src := range given {
+		c.given[name] = string(src)
+	}
+	return c
+}
+
+// checkerImports is every package the checker must see the export data
+// of: what the student may import, and what the given files do.
+func checkerImports(given map[string][]byte) (map[string]bool, error) {
 	want := map[string]bool{}
 	for _, p := range AllowedImports {
 		want[p] = true
 	}
 	fset := token.NewFileSet()
 	for name, src := range given {
-		c.given[name] = string(src)
 		f, err := parser.ParseFile(fset, name, src, parser.ImportsOnly)
 		if err != nil {
 			return nil, fmt.Errorf("checker: given file %w", err)
@@ -127,14 +152,7 @@ func NewChecker(editable, pkg, goVersion string, given map[string][]byte, goBin 
 			want[p] = true
 		}
 	}
-	var err error
-	if c.exports, err = exportData(goBin, env, want); err != nil {
-		return nil, err
-	}
-	if c.helper, err = buildCheckHelper(goBin, env); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return want, nil
 }
 
 // exportData asks the go command for the export data files of pkgs and all

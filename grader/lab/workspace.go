@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +11,9 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
 )
 
 // WorkspaceInfoPath is where a workspace or grading directory records which
@@ -284,4 +289,34 @@ func pathErrCause(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// Fingerprint is a hash of everything a grading directory of l holds
+// (with the hidden tests when withHidden), the stub as the editable file:
+// equal fingerprints, equal grading directories but for the student's file.
+func (l *Lab) Fingerprint(withHidden bool) (string, error) {
+	files, err := l.files(nil, withHidden)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%s %d\n", f.name, len(f.data))
+		h.Write(f.data)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Requirements are the modules a workspace's go.mod requires: what must
+// be in the module cache for a build to work offline.
+func (l *Lab) Requirements() ([]module.Version, error) {
+	f, err := modfile.ParseLax("go.mod", l.goMod, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []module.Version
+	for _, r := range f.Require {
+		out = append(out, r.Mod)
+	}
+	return out, nil
 }
