@@ -204,6 +204,7 @@ func offlineEnv(root string) []string {
 
 func runScript(t *testing.T, root, script string) (int, string) {
 	t.Helper()
+	offline.Modules(t) // setup.sh downloads nothing: it finds the modules in the cache
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", script)

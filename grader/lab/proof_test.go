@@ -78,6 +78,7 @@ func runGo(t *testing.T, dir string, args ...string) goResult {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, goTool(t), args...)
 	cmd.Dir = dir
+	offline.Modules(t)
 	cmd.Env = offline.Env()
 	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
