@@ -171,6 +171,7 @@ func TestRaceAttacksDecideNothing(t *testing.T) {
 			name += "/helpers"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			l, err := cat.Lookup(tc.chapter)
 			require.NoError(t, err)
 			src := raceAttack(t, releasetest.Solution(t, l), tc.body)
@@ -215,7 +216,7 @@ func gradeRaceAttack(t *testing.T, l *lab.Lab, exercises []string, src []byte) *
 }
 
 // raceTimeout bounds one run of a race fixture.
-const raceTimeout = 20 * time.Second
+const raceTimeout = 10 * time.Second
 
 // raceGrader is a sandboxed grader of l on exercises; noRace builds
 // without the race detector (the course's own code only, never a student's).
@@ -316,6 +317,7 @@ func TestRaceReportCannotBeHidden(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			body := tc.before + tearLoops(256) + tc.after
 			src := append(withInit(t, solutionSource(t), []string{"fmt", "strings", "time"}, body), tearTypes...)
 			rep := gradeRaceAttack(t, l, []string{"10.1"}, src)

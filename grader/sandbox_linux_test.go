@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,10 +19,11 @@ import (
 )
 
 // assertNoProcessLeft fails if any process still runs from the grader's
-// work directory (bubblewrap names the binary's path there) or carries the
-// child fixture's marker. Not by user id: other test binaries of the
-// course, running at the same time, grade with the same pool of ids.
-func assertNoProcessLeft(t *testing.T, work string) {
+// work directory (bubblewrap names the binary's path there) or carries one
+// of the markers (a fixture's child names its marker). Not by user id:
+// other fixtures and test binaries of the course, running at the same
+// time, grade with the same pool of ids.
+func assertNoProcessLeft(t *testing.T, work string, markers ...string) {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	require.NoError(t, err)
@@ -32,7 +34,7 @@ func assertNoProcessLeft(t *testing.T, work string) {
 		}
 		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		cl := strings.ReplaceAll(string(cmdline), "\x00", " ")
-		if strings.Contains(cl, work) || strings.Contains(cl, childMarker) {
+		if strings.Contains(cl, work) || slices.ContainsFunc(markers, func(m string) bool { return strings.Contains(cl, m) }) {
 			t.Errorf("process %s is still running after grading: %s", e.Name(), cl)
 		}
 	}

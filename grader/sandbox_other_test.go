@@ -5,6 +5,6 @@ package grader
 import "testing"
 
 // Without /proc and the sandbox's user ids there is nothing to look at.
-func assertNoProcessLeft(*testing.T, string) {}
+func assertNoProcessLeft(*testing.T, string, ...string) {}
 
 func assertNothingWritten(*testing.T) {}
