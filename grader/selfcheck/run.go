@@ -143,6 +143,9 @@ func Candidates(l *lab.Lab) ([]Candidate, error) {
 		return nil, err
 	}
 	for _, m := range mutants {
+		if m.File != l.Editable[0] {
+			return nil, &MutantError{File: m.ID, Err: fmt.Errorf("the patch changes %q, not %q: its lines must read --- a/%[2]s and +++ b/%[2]s", m.File, l.Editable[0])}
+		}
 		src, err := m.Apply(sol)
 		if err != nil {
 			return nil, err
