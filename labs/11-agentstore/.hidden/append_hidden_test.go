@@ -132,3 +132,47 @@ func TestLab11_2_HiddenConcurrentAppendsAndContexts(t *testing.T) {
 	}
 	assert.Len(t, chainOf(t, s), n+1, "one chain of all the appends")
 }
+
+// Rule 11.2.4, 11.2.5: the third write of a burst of concurrent appends
+// fails: two are committed in one chain, one gets the error, every other is
+// refused as tainted, and the race detector finds nothing.
+func TestLab11_2_HiddenFailureInTheMiddleOfABurst(t *testing.T) {
+	fx := newFixture()
+	s, got := newStoreWith(t, fx, user("start"))
+	const n = 12
+	msgs := make([]agentstore.Message, n)
+	for i := range msgs {
+		msgs[i] = user(fmt.Sprintf("burst %d", i))
+	}
+	fx.fs.crashOnCall(3)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			_, errs[i] = s.AppendMessage(msgs[i])
+		}(i)
+	}
+	close(start)
+	within(t, "a burst of appends with a failing third write", func() bool { wg.Wait(); return true })
+	ok, failed, tainted := 0, 0, 0
+	for _, err := range errs {
+		var te *agentstore.TaintedError
+		switch {
+		case err == nil:
+			ok++
+		case errors.As(err, &te):
+			tainted++
+			assert.True(t, te.Err == errCrash, "TaintedError.Err = %s; want the failed write's own error", describe(te.Err))
+		case errors.Is(err, errCrash):
+			failed++
+		default:
+			t.Errorf("an append of the burst = %s", describe(err))
+		}
+	}
+	assert.Equal(t, []int{2, 1, n - 3}, []int{ok, failed, tainted}, "committed, failed, refused as tainted: %v", errs)
+	assert.Len(t, chainOf(t, s), len(got)+2, "the two committed appends form one chain under the first entry")
+}
