@@ -30,6 +30,10 @@ type Mutant struct {
 	// Rules are the rules of the lab it breaks: at least one test that
 	// checks one of them must fail on it.
 	Rules []string
+	// File is the file the patch changes, as its "--- a/FILE" and
+	// "+++ b/FILE" lines name it: the file a student edits, for a patch
+	// that patch -p1 and git apply take.
+	File string
 	// Patch is the unified diff against the reference solution's file.
 	Patch []byte
 }
@@ -70,9 +74,15 @@ func LoadMutants(fsys fs.FS, dir string) ([]Mutant, error) {
 			return nil, err
 		}
 		m := Mutant{ID: strings.TrimSuffix(e.Name(), ".patch"), Patch: data}
-		_, preamble, err := gitdiff.Parse(bytes.NewReader(data))
+		files, preamble, err := gitdiff.Parse(bytes.NewReader(data))
 		if err != nil {
 			return nil, &MutantError{File: p, Err: err}
+		}
+		if len(files) == 1 {
+			m.File = files[0].NewName
+			if files[0].OldName != m.File {
+				return nil, &MutantError{File: p, Err: fmt.Errorf("the patch changes %q into %q: want one file, named the same on its --- a/ and +++ b/ lines", files[0].OldName, m.File)}
+			}
 		}
 		sc := bufio.NewScanner(strings.NewReader(preamble))
 		for sc.Scan() {

@@ -27,6 +27,8 @@ func TestMutantsApply(t *testing.T) {
 		for _, m := range mutants {
 			_, err := l.Exercise(m.Exercise)
 			assert.NoError(t, err, "mutant %s names exercise %q", m.ID, m.Exercise)
+			assert.Equal(t, l.Editable[0], m.File, "mutant %s: the file its --- a/ and +++ b/ lines name, "+
+				"so that patch -p1 and git apply take it", m.ID)
 			src, err := m.Apply(sol)
 			if !assert.NoError(t, err, "mutant %s", m.ID) {
 				continue

@@ -26,13 +26,17 @@ const (
 	KindSolution    Kind = "solution"    // pass every test, also under -race
 	KindAlternative Kind = "alternative" // pass every test, also under -race
 	KindMutant      Kind = "mutant"      // fail at least one test of its exercise
+	// KindPrefix is the reference solution with every exercise after
+	// its own stubbed out (prefix.go): it must pass every test of its
+	// exercise, or a test of that exercise needs a later one.
+	KindPrefix Kind = "prefix"
 )
 
 // Candidate is one implementation the self-check grades.
 type Candidate struct {
 	Kind     Kind
 	Name     string
-	Exercise string   // mutants only: the exercise whose tests must catch it
+	Exercise string   // mutants: the exercise whose tests must catch it; prefixes: the last exercise kept
 	Mistake  string   // mutants only
 	Rules    []string // mutants only: a test of one of these rules must catch it
 	Source   []byte
@@ -105,12 +109,16 @@ type Options struct {
 	// build has (for a machine with no C compiler); the mutants whose
 	// mistake is a data race may then survive.
 	NoRace bool
+	// Kinds, if not empty, grades only the candidates of these kinds (a
+	// quicker check while a lab is written).
+	Kinds []Kind
 	// Progress, if set, is called after each candidate is graded.
 	Progress func(done, total int, r Result)
 }
 
 // Candidates lists what the self-check grades for l: the stub, the reference
-// solution, every alternative solution and every mutant.
+// solution, every alternative solution, the solution up to each exercise
+// that has a later one, and every mutant.
 func Candidates(l *lab.Lab) ([]Candidate, error) {
 	stub, err := l.Stub()
 	if err != nil {
@@ -138,11 +146,19 @@ func Candidates(l *lab.Lab) ([]Candidate, error) {
 			out = append(out, Candidate{Kind: KindAlternative, Name: d.Name(), Source: src})
 		}
 	}
+	prefixes, err := prefixCandidates(l, sol, stub)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, prefixes...)
 	mutants, err := LoadMutants(solutions.FS, path.Join(l.Slug, "mutants"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	for _, m := range mutants {
+		if m.File != l.Editable[0] {
+			return nil, &MutantError{File: m.ID, Err: fmt.Errorf("the patch changes %q, not %q: its lines must read --- a/%[2]s and +++ b/%[2]s", m.File, l.Editable[0])}
+		}
 		src, err := m.Apply(sol)
 		if err != nil {
 			return nil, err
@@ -163,10 +179,11 @@ type graderKey struct {
 // is graded only on the exercise it names, since only that exercise's
 // tests judge it: the same verdict for that exercise as a grading of all
 // (each exercise's verdict comes from its own runs, see
-// grader.Grader.Grade), without the runs of the others. All are built
-// with the race detector, as every grading build is.
+// grader.Grader.Grade), without the runs of the others. A prefix is
+// graded on its last exercise, with the mutants' grader of it. All are
+// built with the race detector, as every grading build is.
 func graderFor(c Candidate) graderKey {
-	if c.Kind == KindMutant {
+	if c.Kind == KindMutant || c.Kind == KindPrefix {
 		return graderKey{exercise: c.Exercise}
 	}
 	return graderKey{}
@@ -216,6 +233,17 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	cands, err := Candidates(opts.Lab)
 	if err != nil {
 		return nil, err
+	}
+	if len(opts.Kinds) > 0 {
+		var kept []Candidate
+		for _, c := range cands {
+			for _, k := range opts.Kinds {
+				if c.Kind == k {
+					kept = append(kept, c)
+				}
+			}
+		}
+		cands = kept
 	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -332,6 +360,28 @@ func judge(c Candidate, rep *grader.Report, rulesOf map[string][]string) Result 
 				}
 			}
 			r.Detail += "; failing: " + strings.Join(failing, ", ")
+		}
+	case KindPrefix:
+		var failing []string
+		tests := 0
+		for _, ex := range rep.Exercises {
+			if ex.ID != c.Exercise {
+				continue
+			}
+			for _, t := range ex.Tests {
+				tests++
+				if t.Status != grader.StatusPass {
+					failing = append(failing, t.Name+" ("+t.Status+")")
+				}
+			}
+		}
+		r.OK = rep.Build.OK && tests > 0 && len(failing) == 0
+		r.Detail = fmt.Sprintf("%d of %d tests of %s pass with every later exercise stubbed out", tests-len(failing), tests, c.Exercise)
+		switch {
+		case !rep.Build.OK:
+			r.Detail = "the solution up to " + c.Exercise + " does not build: " + firstLine(rep.Build.Output)
+		case len(failing) > 0:
+			r.Detail += "; these need a later exercise: " + strings.Join(failing, ", ")
 		}
 	case KindMutant:
 		if !rep.Build.OK {

@@ -34,11 +34,13 @@ func TestSelfcheck(t *testing.T) {
 		}
 		killed, mutants := sum.Counts(KindMutant)
 		alts, altTotal := sum.Counts(KindAlternative)
+		alone, prefixes := sum.Counts(KindPrefix)
 		failing, total := sum.StubTests()
-		t.Logf("lab %s: mutants killed %d/%d, alternatives accepted %d/%d, stub tests failing %d/%d (%.0fs)",
-			l.Chapter, killed, mutants, alts, altTotal, failing, total, sum.Seconds)
+		t.Logf("lab %s: mutants killed %d/%d, alternatives accepted %d/%d, exercises passing without the later ones %d/%d, stub tests failing %d/%d (%.0fs)",
+			l.Chapter, killed, mutants, alts, altTotal, alone, prefixes, failing, total, sum.Seconds)
 		require.Empty(t, bad, "lab %s self-check found problems:\n%s", l.Chapter, strings.Join(bad, "\n"))
 		require.GreaterOrEqual(t, mutants, 3*len(l.Exercises), "lab %s keeps fewer than three mutants per exercise", l.Chapter)
+		require.Equal(t, len(l.Exercises)-1, prefixes, "lab %s: one solution without the later exercises per exercise but the last", l.Chapter)
 	}
 }
 
@@ -54,6 +56,7 @@ func TestEachCandidateIsGradedOnWhatJudgesIt(t *testing.T) {
 		{Candidate{Kind: KindSolution, Name: "reference"}, graderKey{}},
 		{Candidate{Kind: KindAlternative, Name: "worker"}, graderKey{}},
 		{Candidate{Kind: KindMutant, Name: "7.2-off-by-one", Exercise: "7.2"}, graderKey{exercise: "7.2"}},
+		{Candidate{Kind: KindPrefix, Name: "up to 7.1", Exercise: "7.1"}, graderKey{exercise: "7.1"}},
 	} {
 		assert.Equal(t, tc.want, graderFor(tc.c), "graderFor(%s %s)", tc.c.Kind, tc.c.Name)
 	}

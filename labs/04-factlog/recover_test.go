@@ -7,6 +7,8 @@ package factlog_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -124,4 +126,73 @@ func TestLab4_1_BlankLinesKeepTheirNumber(t *testing.T) {
 	assert.Equal(t, []string{"a"}, ids(rec.Entries), "Recover(%s)", short(text))
 	assert.Equal(t, &factlog.UnterminatedTailError{Line: 4, Bytes: len(torn)}, rec.Tail,
 		"Recover(%s).Tail: a blank line, a, a blank line, then the tail on line 4", short(text))
+}
+
+// Rule 4.1.2: a tail's length is counted in bytes, not characters: a torn
+// write can stop anywhere in a line of any language, even inside a
+// character.
+func TestLab4_1_TailLengthInBytes(t *testing.T) {
+	head := committed(line(t, user("a", "", "你好")))
+	for _, torn := range []string{
+		`{"type":"assistant","id":"b","parentId":"a","text":"名字`,
+		"é",
+		"\xe5\x90", // the first two of the three bytes of 名: the write stopped inside it
+	} {
+		rec, err := factlog.Recover(head + torn)
+		require.NoError(t, err, "Recover(%s)", short(head+torn))
+		assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: len(torn)}, rec.Tail,
+			"Recover(%s).Tail: the tail is %d bytes long (%d characters); Bytes counts bytes, len(tail), the way "+
+				"a file's size does, never runes", short(head+torn), len(torn), len([]rune(torn)))
+	}
+}
+
+// Rule 4.1.3: blank means only spaces, tabs and "\r": a line of any other
+// white space (a vertical tab, a form feed, a no-break space, an
+// ideographic space) is committed and not an entry, so it is a bad line.
+func TestLab4_1_OnlySpacesTabsAndCRAreBlank(t *testing.T) {
+	a, b := line(t, user("a", "", "hi")), line(t, assistant("b", "a", "hello"))
+	for _, ws := range []string{"\v", "\f", "\u00a0", "\u3000", " \u0085 "} {
+		text := committed(a, ws, b)
+		rec, err := factlog.Recover(text)
+		le := requireLineError(t, text, rec, err, 2, fmt.Sprintf("line 2 is %q: white space to unicode.IsSpace, "+
+			"but not a blank line as the chapter defines one (only spaces, tabs and \\r), so it is a committed line "+
+			"that DecodeEntry refuses. strings.TrimSpace would skip it: trim only \" \\t\\r\"", ws))
+		assert.Error(t, le.Err, "Recover(%s): the *LineError carries DecodeEntry's error", short(text))
+	}
+}
+
+// Rule 4.1.1: a committed line may be of any length: a tool result of
+// 100 KiB is one line like any other (bufio.Scanner's default limit, 64 KiB,
+// is not the log's).
+func TestLab4_1_LongLinesAreWhole(t *testing.T) {
+	long := tool("t", "a", strings.Repeat("0123456789", 10_000)+" the end")
+	longZH := assistant("z", "t", strings.Repeat("长", 30_000))
+	entries := []factlog.Entry{user("a", "", "cat big.log"), long, longZH, user("u", "z", "thanks")}
+	text := committed(lines(t, entries...)...)
+	rec, err := factlog.Recover(text)
+	require.NoError(t, err, "Recover(4 committed lines, two of them %d and %d bytes long) = %s; want no error: a line "+
+		"is as long as its entry, and bufio.Scanner's default 64 KiB limit is not a rule of the log",
+		len(line(t, long)), len(line(t, longZH)), describe(err))
+	assert.Equal(t, entries, rec.Entries, "Recover(4 committed lines, two of them over 64 KiB): every entry, whole")
+	assert.Nil(t, rec.Tail, "the text ends in \"\\n\"")
+}
+
+// Rule 4.1.4: the *LineError's Err is the very error DecodeEntry returned
+// for the line, not a wrapper around it (errors.As would see through a
+// wrapper, a reader of LineError.Err would not).
+func TestLab4_1_LineErrorHoldsTheDecodeError(t *testing.T) {
+	a := line(t, user("a", "", "hi"))
+	for _, bad := range []string{
+		`{"type":"assistant","id":"b","parentId":"a"}`,
+		`{"type":"user","id":"b","par`,
+		`{"type":"system","id":"b","parentId":"a","text":"x"}`,
+	} {
+		text := committed(a, bad)
+		rec, err := factlog.Recover(text)
+		le := requireLineError(t, text, rec, err, 2, "line 2 is not a valid entry")
+		_, want := factlog.DecodeEntry([]byte(bad))
+		assert.Equal(t, want, le.Err, "Recover(%s): LineError.Err = %s; want exactly what DecodeEntry(line 2) "+
+			"returns, %s: the field holds the cause itself. Wrapping it again (fmt.Errorf(\"...: %%w\", err)) "+
+			"passes errors.As but hands a reader of Err a different value", short(text), describe(le.Err), describe(want))
+	}
 }

@@ -328,3 +328,60 @@ func TestLab4_4_SubscribersToldOnceAfterTheQueue(t *testing.T) {
 	require.Error(t, err, "Kernel.Run(end, stop): stop is not an event kind")
 	assert.Empty(t, calls, "a refused queue tells no subscriber (rule 4.4.6)")
 }
+
+// Rule 4.4.6: a refused queue applies nothing, and an abort is no
+// exception: an abort that stands before the unknown event does not stop
+// the run either.
+func TestLab4_4_RefusedQueueAbortsNothing(t *testing.T) {
+	told := 0
+	k := factlog.NewKernel(func(factlog.State) { told++ })
+	_, err := k.Run([]factlog.Event{start(1), delta(1, "a")})
+	require.NoError(t, err, "Kernel.Run(start(1), delta(1))")
+
+	got, err := k.Run([]factlog.Event{abort(1), {Kind: "pause", RunID: 1}})
+	var unknown *factlog.UnknownEventError
+	require.True(t, errors.As(err, &unknown), "Kernel.Run(abort(1), pause) error = %s; want an *UnknownEventError", describe(err))
+	assert.Equal(t, factlog.State{}, got, "a refused queue comes with the zero State")
+	got, err = k.Run(nil)
+	require.NoError(t, err, "Kernel.Run(nil) after the refused queue")
+	assert.Equal(t, factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"a"}}, normal(got),
+		"run 1 running, then Run(abort(1), pause) was refused: nothing of it is applied, not even the abort before the "+
+			"unknown event. Check every kind before the first pass applies anything")
+	assert.Equal(t, 2, told, "the subscriber heard of the two Runs that returned no error, not of the refused one")
+}
+
+// Rule 4.4.1: tool_end sets the tool done even when its tool_start was never
+// seen (it may have been lost): the end is the fact. An event of a kind
+// Reduce does not know leaves the state as it is (Run refuses such a
+// queue before Reduce sees it, 4.4.6).
+func TestLab4_4_ToolEndWithoutStartAndUnknownKinds(t *testing.T) {
+	s := reduceAll(factlog.State{}, start(1), toolEnd(1, "grep"), toolStart(1, "ls"))
+	assert.Equal(t, factlog.State{RunID: 1, Status: factlog.StatusRunning,
+		Tools: map[string]factlog.ToolStatus{"grep": factlog.ToolDone, "ls": factlog.ToolRunning}}, normal(s),
+		"Reduce over start(1), tool_end(grep), tool_start(ls): tool_end sets grep done although no tool_start(grep) came first")
+
+	for _, kind := range []factlog.EventKind{"pause", "", "END"} {
+		var got factlog.State
+		require.NotPanics(t, func() { got = factlog.Reduce(s, factlog.Event{Kind: kind, RunID: 1, Text: "x"}) },
+			"Reduce(running run 1, an event of kind %q) panicked; want the state back as it is", kind)
+		assert.Equal(t, normal(s), normal(got), "Reduce(running run 1, an event of kind %q): a kind Reduce does not "+
+			"know changes nothing", kind)
+	}
+}
+
+// Rule 4.4.4: NewKernel keeps its own list of subscribers: a caller that
+// changes its slice after NewKernel changes nothing in the kernel.
+func TestLab4_4_KernelKeepsItsOwnSubscribers(t *testing.T) {
+	var told []string
+	subs := []func(factlog.State){
+		func(factlog.State) { told = append(told, "first") },
+		func(factlog.State) { told = append(told, "second") },
+	}
+	k := factlog.NewKernel(subs...)
+	subs[0] = func(factlog.State) { told = append(told, "a stranger") }
+	_, err := k.Run([]factlog.Event{start(1)})
+	require.NoError(t, err, "Kernel.Run(start(1))")
+	assert.Equal(t, []string{"first", "second"}, told, "NewKernel(subs...), then the caller set subs[0] to another "+
+		"function: the kernel must still tell the subscribers it was given. NewKernel(subs...) hands it the caller's "+
+		"own slice, so keep a copy (slices.Clone)")
+}

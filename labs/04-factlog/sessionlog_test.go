@@ -9,6 +9,7 @@ package factlog_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -95,6 +96,9 @@ func TestLab4_3_FailedWriteTaints(t *testing.T) {
 		describe(err))
 	assert.Equal(t, "a", we.ID, "WriteError.ID names the entry whose write failed")
 	assert.True(t, errors.Is(err, errDiskFull), "Append(a) error = %s; want it to wrap the write function's error", describe(err))
+	assert.True(t, we.Err == errDiskFull, "Append(a): WriteError.Err = %s; want the very error the write function "+
+		"returned (%s), not a wrapper of it: errors.Is sees through a wrapper, a reader of the field does not",
+		describe(we.Err), describe(errDiskFull))
 	assert.Equal(t, []string{"r"}, ids(log.Entries()), "Entries(): a's write failed, so a is not committed")
 
 	err = log.Append(user("b", "r", "are you there?"))
@@ -125,7 +129,7 @@ func TestLab4_3_TaintedForGood(t *testing.T) {
 	}
 	for _, e := range later {
 		err := log.Append(e)
-		requireTainted(t, w, 1, err, errDiskFull, "Append("+e.ID+") after a failed write")
+		requireTainted(t, w, 1, err, errDiskFull, fmt.Sprintf("Append(entry %q) after a failed write", e.ID))
 	}
 	assert.Empty(t, log.Entries(), "Entries(): nothing was committed")
 	assert.Empty(t, w.stored.String(), "the storage is as the failed write left it")
@@ -254,12 +258,36 @@ func TestLab4_3_TaintCauseIsExact(t *testing.T) {
 	*rec.Tail = factlog.UnterminatedTailError{Line: 99, Bytes: 1} // the caller reuses its Recovery
 	for i := 0; i < 2; i++ {
 		err := log.Append(assistant("a", "r", "ok"))
-		var tail *factlog.UnterminatedTailError
-		require.True(t, errors.As(err, &tail), "Append on a log opened over a tail: error = %s; want a *TaintedError "+
-			"whose Err is an *UnterminatedTailError", describe(err))
+		var tainted *factlog.TaintedError
+		require.True(t, errors.As(err, &tainted), "Append on a log opened over a tail: error = %s; want a *TaintedError", describe(err))
+		tail, ok := tainted.Err.(*factlog.UnterminatedTailError)
+		require.True(t, ok, "Append on a log opened over a tail: TaintedError.Err = %s; want the *UnterminatedTailError "+
+			"itself, not a wrapper of it (errors.As would see through one; TaintedError.Err is the cause)", describe(tainted.Err))
 		assert.Equal(t, want, *tail, "the cause is the tail the log was opened over, line %d, %d bytes: "+
 			"OpenSessionLog keeps its own copy of rec.Tail, as it does of rec.Entries, so changing the caller's "+
 			"Recovery afterwards changes nothing", want.Line, want.Bytes)
 	}
 	assert.Empty(t, w.calls, "a log opened over a tail writes nothing")
+}
+
+// Rule 4.3.2: a root has no parent to check: a log holds as many roots as
+// are appended to it (a new conversation in the same file), and children of
+// each.
+func TestLab4_3_SeveralRootsAreFine(t *testing.T) {
+	rec, err := factlog.Recover(committed(lines(t, user("r", "", "first conversation"), assistant("a", "r", "ok"))...))
+	require.NoError(t, err, "test setup: Recover")
+	w := newFakeWriter()
+	log := factlog.OpenSessionLog(w.write, rec)
+	for _, e := range []factlog.Entry{
+		user("r2", "", "a second conversation, a second root"),
+		assistant("b", "r2", "a child of the second root"),
+		user("r3", "", "a third root"),
+		assistant("c", "a", "back under the first root"),
+	} {
+		err := log.Append(e)
+		assert.NoError(t, err, "Append(%+v) on a log that holds the root r = %s; want nil: a root (ParentID \"\") has "+
+			"no parent to look for, and a log may hold several roots (rule 4.2.5 walks each chain to its own)", e, describe(err))
+	}
+	assert.Equal(t, []string{"r", "a", "r2", "b", "r3", "c"}, ids(log.Entries()), "Entries(): every root and child, in order")
+	assert.Len(t, w.calls, 4, "four appends, four writes: %q", w.callStrings())
 }

@@ -403,6 +403,9 @@ func TestLab10_7_CommittedBytesIdentical(t *testing.T) {
 		{"CRLF, blank lines, spacing, unicode", oddCommitted, `{"type":"meta`, 6, 3},
 		{"a tail after trailing blanks", oddCommitted + " \t\r\n", "\f{", 7, 3},
 		{"nothing committed", "", `{"type":"message","id":"a"`, 1, 0},
+		// A torn write can stop inside a character: RemovedBytes counts
+		// bytes, len(tail), never runes.
+		{"a Chinese tail cut inside a character", oddCommitted, `{"type":"message","id":"c","message":"名字` + "\xe5\x90", 6, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := tc.keep + tc.tail
@@ -412,7 +415,8 @@ func TestLab10_7_CommittedBytesIdentical(t *testing.T) {
 			require.True(t, ok, "the session file must still exist after the repair")
 			assert.Equal(t, tc.keep, got, "every committed byte identical: the text up to and including the last \"\\n\"")
 			assert.Equal(t, tc.line, res.TailLine, "RepairResult.TailLine")
-			assert.Equal(t, len(tc.tail), res.RemovedBytes, "RepairResult.RemovedBytes")
+			assert.Equal(t, len(tc.tail), res.RemovedBytes, "RepairResult.RemovedBytes: the tail's length in bytes, "+
+				"%d for %q (not its %d characters)", len(tc.tail), tc.tail, len([]rune(tc.tail)))
 			assert.Equal(t, tc.entries, res.Entries, "RepairResult.Entries")
 			bak, _ := f.file(res.BackupPath)
 			assert.Equal(t, text, bak, "the backup holds the original bytes")

@@ -74,7 +74,7 @@ func TestLab11_2_AppendsNeverRewrite(t *testing.T) {
 	for i, o := range ops {
 		assert.Equal(t, "AppendFile", o.Op, "call %d of three appends was %s: each save appends its own line, "+
 			"never writes the whole file", i+1, o)
-		decodeLine(t, o.Data, fmt.Sprintf("AppendFile call %d", i+1))
+		decodeLine(t, o.Data, fmt.Sprintf("the data of call %d of three appends (%s)", i+1, o.Op))
 	}
 	after := fx.fs.file(sessPath)
 	require.True(t, strings.HasPrefix(after, before), "the file before the appends must be a prefix of the file after")
@@ -257,10 +257,12 @@ func TestLab11_2_FailedWriteTaints(t *testing.T) {
 			"file may end in half a line now, so this store stops writing", describe(err))
 		assert.True(t, errors.Is(err, diskFull) && errors.Is(err, agentstore.ErrTainted),
 			"the *TaintedError carries the first write's error")
+		assert.True(t, te.Err == diskFull, "AppendMessage after a failed write: TaintedError.Err = %s; want the very "+
+			"error AppendFile returned (%s): remember that error itself, not the wrapper the failed append returned "+
+			"(errors.Is sees through a wrapper, a reader of TaintedError.Err does not)", describe(te.Err), describe(diskFull))
 	}
 	assert.Empty(t, fx.fs.opsSince(mark), "a tainted store makes no call at all")
-	assert.Equal(t, got[0], leafOf(t, s))
-	assert.Len(t, pathOf(t, s), 1, "reading still works")
+	assert.Equal(t, got, chainOf(t, s), "reading still works: Leaf and Entry answer as before the failed write")
 }
 
 // Rule 11.2.5: appends from many goroutines form one chain; the race
@@ -312,4 +314,54 @@ func TestLab11_2_ConcurrentAppendsFormOneChain(t *testing.T) {
 		prev = v["id"]
 	}
 	assert.Equal(t, prev, leafOf(t, s), "the leaf is the last line's entry")
+}
+
+// Rule 11.2.4, 11.2.5: appends from goroutines started together, while one
+// of them fails its write: exactly one gets the write's error, the ones that
+// come after it are refused as tainted, the ones before form one chain, and
+// the race detector (go test -race) finds nothing: the store decides whether
+// it may write under its lock, where the failed write recorded why not.
+func TestLab11_2_FailedWriteAmongConcurrentAppends(t *testing.T) {
+	fx := newFixture()
+	s, got := newStoreWith(t, fx, user("start"))
+	diskFull := errors.New("no space left on device")
+	fx.fs.fail("AppendFile", fsFailure{Err: diskFull, Written: -1}) // the next append of the burst fails
+	const n = 16
+	msgs := make([]agentstore.Message, n)
+	for i := range msgs {
+		msgs[i] = assistant(fmt.Sprintf("reply %d", i)) // made here: fmt's buffer pool orders goroutines for the race detector
+	}
+	ids := make([]string, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			ids[i], errs[i] = s.AppendMessage(msgs[i])
+		}(i)
+	}
+	close(start)
+	within(t, "16 concurrent appends, one of them failing", func() bool { wg.Wait(); return true })
+
+	failed, tainted := 0, 0
+	for i, err := range errs {
+		var te *agentstore.TaintedError
+		switch {
+		case err == nil:
+		case errors.As(err, &te):
+			tainted++
+			assert.True(t, te.Err == diskFull, "append %d: TaintedError.Err = %s; want the failed write's own error", i, describe(te.Err))
+		case errors.Is(err, diskFull):
+			failed++
+		default:
+			t.Errorf("append %d = %s; want nil, the write's error or a *TaintedError", i, describe(err))
+		}
+	}
+	assert.Equal(t, 1, failed, "exactly one of the concurrent appends made the write that failed; errors: %v", errs)
+	assert.Equal(t, n-1, tainted, "the write that failed was the first of the burst: every other append, before or "+
+		"after it got the lock, is refused with a *TaintedError; errors: %v", errs)
+	assert.Equal(t, got, chainOf(t, s), "nothing of the burst was committed: the leaf and the chain are as before")
 }

@@ -260,11 +260,14 @@ func TestLab11_5_CompactionFollowsTheWriteRules(t *testing.T) {
 		fx := newFixture()
 		s, got := newStoreWith(t, fx, sixMessages()...)
 		fx.sum.err = errors.New("model unavailable")
-		mark := fx.fs.mark()
+		mark, drawn := fx.fs.mark(), len(fx.ids.handedOut())
 		_, err := compact(t, s, 0, 2)
 		assert.True(t, errors.Is(err, fx.sum.err), "CompactIfNeeded when Summarize fails = %s; want that error", describe(err))
 		assert.Empty(t, fx.fs.opsSince(mark), "no summary, no compaction line")
 		assert.Equal(t, got[5], leafOf(t, s))
+		assert.Equal(t, drawn, len(fx.ids.handedOut()), "CompactIfNeeded asked NewEntryID for an id although Summarize "+
+			"failed (ids handed out: %v): the compaction's id is drawn in the write, after Summarize returned, as "+
+			"AppendMessage draws its own", fx.ids.handedOut())
 	})
 	t.Run("write fails", func(t *testing.T) {
 		fx := newFixture()

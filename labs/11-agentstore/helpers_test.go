@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -561,6 +562,23 @@ func entryOf(t *testing.T, s *agentstore.Store, id string) (agentstore.Entry, bo
 }
 
 var errNoEntry = errors.New("no entry")
+
+// chainOf returns the ids from the root to the leaf, root first, found
+// through Leaf and Entry alone (exercise 11.1's methods), so that a test of
+// 11.2 does not need 11.3's PathToLeaf.
+func chainOf(t *testing.T, s *agentstore.Store) []string {
+	t.Helper()
+	var out []string
+	for id := leafOf(t, s); id != ""; {
+		e, ok := entryOf(t, s, id)
+		require.True(t, ok, "Entry(%q) found nothing, but %q is the leaf or the parent of an entry on its way to the root", id, id)
+		out = append(out, id)
+		require.LessOrEqual(t, len(out), 100000, "the chain from the leaf never reaches a root")
+		id = e.ParentID
+	}
+	slices.Reverse(out)
+	return out
+}
 
 func pathOf(t *testing.T, s *agentstore.Store) []agentstore.Entry {
 	t.Helper()

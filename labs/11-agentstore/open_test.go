@@ -2,6 +2,7 @@ package agentstore_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
@@ -275,5 +276,102 @@ func TestLab11_1_NoCommittedHeaderIsNoSession(t *testing.T) {
 			assert.Equal(t, tc.text, fx.fs.file(sessPath), "Open changed a file it refused")
 			assert.Empty(t, fx.sessions.handedOut(), "Open over %q asked NewSessionID for an id: it is not a new session", tc.text)
 		})
+	}
+}
+
+// Rule 11.1.3: only version 3 opens, neither an older version nor a newer
+// one: a newer pi may have changed what a line means. The *VersionError is
+// the *LineError's Err itself, naming the version the header has (0 when
+// it has none).
+func TestLab11_1_OnlyVersion3Opens(t *testing.T) {
+	for _, v := range []struct {
+		field string
+		want  int
+	}{{`"version":4,`, 4}, {`"version":2,`, 2}, {`"version":1,`, 1}, {``, 0}, {`"version":99,`, 99}} {
+		text := `{"type":"session",` + v.field + `"id":"s0","timestamp":"` + T1 + `","cwd":"/"}` + "\n" + msgLine("a", "", user("hi"))
+		fx := newFixture()
+		fx.fs.setFile(sessPath, text)
+		_, err := open(t, fx.opts())
+		var le *agentstore.LineError
+		require.True(t, errors.As(err, &le), "Open over a header of version %d = %s; want a *LineError: this store "+
+			"reads version %d only, older and newer alike", v.want, describe(err), agentstore.CurrentVersion)
+		assert.Equal(t, 1, le.Line, "LineError.Line: the header's line")
+		ve, ok := le.Err.(*agentstore.VersionError)
+		require.True(t, ok, "Open over a header of version %d: LineError.Err = %s; want the *VersionError itself: "+
+			"&LineError{Path, Line, Err: &VersionError{Version}}", v.want, describe(le.Err))
+		assert.Equal(t, v.want, ve.Version, "VersionError.Version: the version the header has")
+		requireOnlyReads(t, fx.fs.opsSince(0), "Open over a header of another version")
+	}
+}
+
+// Rule 11.1.3, 11.1.6: every *LineError holds its cause itself: ErrNoHeader
+// is the Err of a file without a header, and the Err of a line that
+// DecodeEntry refuses is exactly what DecodeEntry returned, not a wrapper of
+// either (errors.Is and errors.As see through wrappers; a reader of
+// LineError.Err does not).
+func TestLab11_1_LineErrorHoldsItsCause(t *testing.T) {
+	for _, text := range []string{"\n \t\n", `{"type":"session","version":3`} {
+		fx := newFixture()
+		fx.fs.setFile(sessPath, text)
+		_, err := open(t, fx.opts())
+		var le *agentstore.LineError
+		require.True(t, errors.As(err, &le), "Open over %q = %s; want a *LineError", text, describe(err))
+		assert.True(t, le.Err == agentstore.ErrNoHeader, "Open over %q (no committed header line): LineError.Err = %s; "+
+			"want ErrNoHeader itself (&LineError{Path: path, Line: 1, Err: ErrNoHeader}), not a wrapper of it",
+			text, describe(le.Err))
+	}
+
+	entry := strings.TrimSuffix(msgLine("a", "", user("hi")), "\n")
+	fx := newFixture()
+	fx.fs.setFile(sessPath, entry+"\n")
+	_, err := open(t, fx.opts())
+	var first *agentstore.LineError
+	require.True(t, errors.As(err, &first), "Open over a file whose first line is an entry = %s; want a *LineError", describe(err))
+	_, wantHeader := agentstore.DecodeHeader([]byte(entry))
+	assert.Equal(t, wantHeader, first.Err, "Open over a file whose first line is an entry: LineError.Err = %s; want "+
+		"exactly what DecodeHeader(line 1) returns, %s", describe(first.Err), describe(wantHeader))
+
+	bad := `{"type":"message","id":"b","parentId":"a","timestamp":"` + T1 + `","message":{"content":"no role"}}`
+	fx = newFixture()
+	fx.fs.setFile(sessPath, headerLine("s0", T1, "/")+msgLine("a", "", user("hi"))+bad+"\n")
+	_, err = open(t, fx.opts())
+	var le *agentstore.LineError
+	require.True(t, errors.As(err, &le), "Open over a file whose line 3 has a message without a role = %s; want a *LineError", describe(err))
+	_, want := agentstore.DecodeEntry([]byte(bad))
+	require.Error(t, want, "test setup: DecodeEntry refuses line 3")
+	assert.Equal(t, want, le.Err, "Open: LineError.Err = %s; want exactly what DecodeEntry(line 3) returns, %s",
+		describe(le.Err), describe(want))
+}
+
+// Rule 11.1.3: a committed line may be of any length: a message of 200 KiB
+// (a long tool result) opens like any other; bufio.Scanner's default 64 KiB
+// limit is not the file's.
+func TestLab11_1_LongLinesOpen(t *testing.T) {
+	long := agentstore.Message(fmt.Sprintf(`{"role":"toolResult","content":%q}`, strings.Repeat("日志 ", 40_000)))
+	fx := newFixture()
+	fx.fs.setFile(sessPath, headerLine("s0", T1, "/")+msgLine("a", "", user("cat big.log"))+msgLine("b", "a", long)+
+		msgLine("c", "b", assistant("it is long")))
+	s, err := open(t, fx.opts())
+	require.NoError(t, err, "Open over a file with a line of %d bytes = %s; want no error: a line is as long as its "+
+		"entry", len(long), describe(err))
+	e, ok := entryOf(t, s, "b")
+	require.True(t, ok, "Entry(\"b\"), the long line")
+	assert.Equal(t, string(long), string(e.Message), "Entry(\"b\").Message: the whole long message")
+	assert.Equal(t, "c", leafOf(t, s), "the leaf is the entry after the long line")
+}
+
+// Rule 11.1.3: blank means only spaces, tabs and "\r": a line of any other
+// white space (a no-break space, an ideographic space, a form feed) is a
+// committed line that is not an entry, so Open refuses it at its line.
+func TestLab11_1_OnlySpacesTabsAndCRAreBlank(t *testing.T) {
+	for _, ws := range []string{"\u00a0", "\u3000", "\f", "\v"} {
+		fx := newFixture()
+		fx.fs.setFile(sessPath, headerLine("s0", T1, "/")+msgLine("a", "", user("hi"))+" "+ws+"\n"+msgLine("b", "a", assistant("ok")))
+		_, err := open(t, fx.opts())
+		var le *agentstore.LineError
+		require.True(t, errors.As(err, &le), "Open over a file whose line 3 is %q = %s; want a *LineError: white "+
+			"space to unicode.IsSpace, but a blank line is only spaces, tabs and \\r (strings.TrimSpace would skip it)",
+			" "+ws, describe(err))
+		assert.Equal(t, 3, le.Line, "LineError.Line of the line %q", " "+ws)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -288,4 +289,50 @@ func TestLab11_6_OldFileStaysUntilTheRename(t *testing.T) {
 	}
 	assert.True(t, archived, "before the rename, Reset must WriteFile(ArchivePath(path, \"s1\"), the old bytes): the "+
 		"archive is a copy, and the path keeps its file (calls: %s)", opNames(ops))
+}
+
+// Rule 11.6.1, 11.2.5: a Reset while the agent appends (goroutines started
+// together): each append lands whole in the old session or in the new one,
+// the store and its file agree afterwards, and the race detector (go test
+// -race) finds nothing: Reset takes the lock like every method.
+func TestLab11_6_ResetBesideConcurrentAppends(t *testing.T) {
+	fx := newFixture()
+	s, got := newStoreWith(t, fx, user("hi"), assistant("hello"))
+	const n = 8
+	msgs := make([]agentstore.Message, n)
+	for i := range msgs {
+		msgs[i] = user(strings.Repeat("more ", i+1))
+	}
+	start := make(chan struct{})
+	errs := make(chan error, n+1)
+	var wg sync.WaitGroup
+	wg.Add(n + 1)
+	go func() {
+		defer wg.Done()
+		<-start
+		if err := s.Reset(); err != nil {
+			errs <- err
+		}
+	}()
+	for i := 0; i < n; i++ {
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			if _, err := s.AppendMessage(msgs[i]); err != nil {
+				errs <- err
+			}
+		}(i)
+	}
+	close(start)
+	within(t, "a Reset and 8 appends at once", func() bool { wg.Wait(); return true })
+	close(errs)
+	for err := range errs {
+		t.Errorf("concurrent Reset and AppendMessage: %s", describe(err))
+	}
+	again := mustOpen(t, fx.opts(), "the session file after the Reset and the appends")
+	assert.Equal(t, headerOf(t, s), headerOf(t, again), "the store's header is the one in the file")
+	assert.Equal(t, chainOf(t, s), chainOf(t, again), "the store's chain is the one in the file")
+	archived := strings.Count(fx.fs.file(agentstore.ArchivePath(sessPath, "s1")), "\n") - 1 - len(got)
+	assert.Equal(t, n, archived+len(chainOf(t, again)), "every append is in the archive (before the Reset) or in the "+
+		"new session (after it), once")
 }

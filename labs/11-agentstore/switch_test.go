@@ -2,7 +2,9 @@ package agentstore_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -68,4 +70,56 @@ func TestLab11_4_SwitchWritesNothing(t *testing.T) {
 	}
 	again := mustOpen(t, fx.opts(), "the file, reopened after SwitchLeaf")
 	assert.Equal(t, got[2], leafOf(t, again), "a reopened store's leaf is the last line's entry: the switch itself was never written")
+}
+
+// Rule 11.4.1, 11.2.5: a UI moves the leaf while the agent appends
+// (goroutines started together): every append goes under the leaf as it was
+// at that moment (the first leaf, the entry switched to, or an append
+// before it), and
+// the race detector (go test -race) finds nothing: SwitchLeaf takes the lock
+// like every method.
+func TestLab11_4_SwitchBesideConcurrentAppends(t *testing.T) {
+	fx := newFixture()
+	s, got := newStoreWith(t, fx, user("write a poem"), assistant("Roses are red"))
+	const n = 8
+	msgs := make([]agentstore.Message, n)
+	for i := range msgs {
+		msgs[i] = user(strings.Repeat("again ", i+1))
+	}
+	mark := fx.fs.mark()
+	start := make(chan struct{})
+	errs := make(chan error, 2*n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(2)
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			if _, err := s.AppendMessage(msgs[i]); err != nil {
+				errs <- err
+			}
+		}(i)
+		go func() {
+			defer wg.Done()
+			<-start
+			if err := s.SwitchLeaf(got[0]); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	close(start)
+	within(t, "8 appends and 8 switches at once", func() bool { wg.Wait(); return true })
+	close(errs)
+	for err := range errs {
+		t.Errorf("concurrent AppendMessage and SwitchLeaf(%q): %s", got[0], describe(err))
+	}
+	before := map[any]bool{got[1]: true, got[0]: true} // the leaf before the first switch, and the entry switched to
+	ops := fx.fs.opsSince(mark)
+	require.Len(t, ops, n, "8 appends and 8 switches made the calls %s; want 8 AppendFile calls (a switch writes nothing)", opNames(ops))
+	for i, o := range ops {
+		v := decodeLine(t, o.Data, fmt.Sprintf("append %d", i+1))
+		assert.True(t, before[v["parentId"]], "append %d has parent %v: want the leaf the store had (%s), the entry "+
+			"switched to (%s) or an append before it", i+1, v["parentId"], got[1], got[0])
+		before[v["id"]] = true
+	}
 }

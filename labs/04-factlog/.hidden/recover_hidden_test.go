@@ -106,3 +106,46 @@ func TestLab4_1_HiddenBadLineBeforeTail(t *testing.T) {
 	requireLineError(t, text, rec, err, 3, "line 3 is committed and not JSON; the tail on line 4 does not excuse it")
 	assert.Nil(t, rec.Tail, "Recover failed: no partial result, no tail either")
 }
+
+// Rule 4.1.2: a torn tail cut inside a four-byte character, after blank
+// lines, is counted in bytes on its physical line.
+func TestLab4_1_HiddenTailBytesInsideAnEmoji(t *testing.T) {
+	torn := `{"type":"user","id":"b","parentId":"a","text":"ship it 🚀🚀` + "\xf0\x9f\x9a"
+	text := "\n" + committed(line(t, user("a", "", "ok 👍"))) + "\n" + torn
+	rec, err := factlog.Recover(text)
+	require.NoError(t, err, "Recover(%s)", short(text))
+	assert.Equal(t, &factlog.UnterminatedTailError{Line: 4, Bytes: len(torn)}, rec.Tail,
+		"Recover(%s).Tail: line 4, %d bytes (not %d runes)", short(text), len(torn), len([]rune(torn)))
+}
+
+// Rule 4.1.3: a no-break space between tabs is not blank: the line is
+// committed and bad, and named by its physical number.
+func TestLab4_1_HiddenNoBreakSpaceIsABadLine(t *testing.T) {
+	a := line(t, user("a", "", "hi"))
+	text := "\n \t\n" + committed(a) + "\t\u00a0\t\n" + committed(line(t, user("b", "a", "x")))
+	rec, err := factlog.Recover(text)
+	requireLineError(t, text, rec, err, 4, "line 4 is a tab, a no-break space and a tab: not only spaces, tabs and \\r")
+}
+
+// Rule 4.1.1, 4.1.2: a committed line of a megabyte is an entry like any
+// other, and a tail after it is still a tail.
+func TestLab4_1_HiddenMegabyteLine(t *testing.T) {
+	big := tool("t", "", strings.Repeat("x", 1<<20))
+	torn := `{"type":"user","id":"u"`
+	text := committed(line(t, big)) + torn
+	rec, err := factlog.Recover(text)
+	require.NoError(t, err, "Recover(a committed line of 1 MiB and a tail) = %s", describe(err))
+	assert.Equal(t, []factlog.Entry{big}, rec.Entries, "the 1 MiB entry, whole")
+	assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: len(torn)}, rec.Tail)
+}
+
+// Rule 4.1.4: after blank lines, the *LineError's Err is DecodeEntry's
+// syntax error itself.
+func TestLab4_1_HiddenLineErrorIsTheSyntaxErrorItself(t *testing.T) {
+	bad := `{"type":"user",,}`
+	text := "\r\n" + committed(line(t, user("a", "", "hi")), bad)
+	rec, err := factlog.Recover(text)
+	le := requireLineError(t, text, rec, err, 3, "line 3 is not JSON")
+	_, want := factlog.DecodeEntry([]byte(bad))
+	assert.Equal(t, want, le.Err, "LineError.Err = %s; want DecodeEntry's own error %s", describe(le.Err), describe(want))
+}

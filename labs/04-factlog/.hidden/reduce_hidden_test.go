@@ -203,3 +203,44 @@ func TestLab4_4_HiddenSubscribersSeeOnlyFinalStates(t *testing.T) {
 		assert.Equal(t, normal(returned[i]), normal(b[i]), "Run %d: the second subscriber's state", i+1)
 	}
 }
+
+// Rule 4.4.6: several aborts and a start before an unknown kind: none of
+// them is applied.
+func TestLab4_4_HiddenRefusedQueueOfAborts(t *testing.T) {
+	k := factlog.NewKernel()
+	_, err := k.Run([]factlog.Event{start(2), toolStart(2, "sh")})
+	require.NoError(t, err)
+	_, err = k.Run([]factlog.Event{abort(1), abort(2), start(3), abort(3), {Kind: "resume", RunID: 3}, delta(3, "x")})
+	var unknown *factlog.UnknownEventError
+	require.True(t, errors.As(err, &unknown), "Run(aborts, start, resume) = %s", describe(err))
+	assert.Equal(t, factlog.UnknownEventError{Index: 4, Kind: "resume"}, *unknown)
+	got, err := k.Run(nil)
+	require.NoError(t, err)
+	assert.Equal(t, factlog.State{RunID: 2, Status: factlog.StatusRunning,
+		Tools: map[string]factlog.ToolStatus{"sh": factlog.ToolRunning}}, normal(got),
+		"the refused queue's aborts were applied: run 2 must still be running")
+}
+
+// Rule 4.4.1: tool_end of a tool that never started, twice, and after it
+// ended, leaves it done.
+func TestLab4_4_HiddenToolEndsWithoutStarts(t *testing.T) {
+	s := reduceAll(factlog.State{}, start(4), toolEnd(4, "a"), toolEnd(4, "a"), toolStart(4, "b"), toolEnd(4, "b"), toolEnd(4, "c"))
+	assert.Equal(t, map[string]factlog.ToolStatus{"a": factlog.ToolDone, "b": factlog.ToolDone, "c": factlog.ToolDone}, s.Tools)
+}
+
+// Rule 4.4.4: the caller reorders and shortens its slice of subscribers
+// after NewKernel; the kernel tells its own, in its order.
+func TestLab4_4_HiddenSubscribersSliceReused(t *testing.T) {
+	var told []int
+	subs := make([]func(factlog.State), 3)
+	for i := range subs {
+		i := i
+		subs[i] = func(factlog.State) { told = append(told, i) }
+	}
+	k := factlog.NewKernel(subs...)
+	subs[0], subs[2] = subs[2], subs[0]
+	subs[1] = func(factlog.State) { told = append(told, 99) }
+	_, err := k.Run(nil)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 2}, told, "the kernel keeps the subscribers NewKernel was given, in that order")
+}

@@ -50,6 +50,7 @@ func TestLab4_3_HiddenFirstWriteFails(t *testing.T) {
 	require.True(t, errors.As(err, &we), "Append(root) with a failing write: error = %s; want a *WriteError", describe(err))
 	assert.Equal(t, "root", we.ID)
 	assert.True(t, errors.Is(err, boom))
+	assert.True(t, we.Err == boom, "WriteError.Err = %s; want the write function's own error %s", describe(we.Err), describe(boom))
 	assert.Empty(t, log.Entries(), "the failed entry is not committed")
 
 	for i := 0; i < 3; i++ {
@@ -179,7 +180,23 @@ func TestLab4_3_HiddenCauseIsTheFirstErrorItself(t *testing.T) {
 	require.NotNil(t, rec.Tail)
 	log = factlog.OpenSessionLog(newFakeWriter().write, rec)
 	rec.Tail.Line, rec.Tail.Bytes = 1, 1000
-	var tail *factlog.UnterminatedTailError
-	require.True(t, errors.As(log.Append(user("a", "r", "x")), &tail))
+	var te *factlog.TaintedError
+	require.True(t, errors.As(log.Append(user("a", "r", "x")), &te))
+	tail, ok := te.Err.(*factlog.UnterminatedTailError)
+	require.True(t, ok, "TaintedError.Err = %s; want the *UnterminatedTailError itself", describe(te.Err))
 	assert.Equal(t, factlog.UnterminatedTailError{Line: 4, Bytes: 1}, *tail, "the tail the log was opened over")
+}
+
+// Rule 4.3.2: roots can come at any point of a log, one after the other,
+// between refusals.
+func TestLab4_3_HiddenRootsAnywhere(t *testing.T) {
+	w := newFakeWriter()
+	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
+	require.NoError(t, log.Append(user("a", "", "first root")))
+	require.NoError(t, log.Append(user("b", "", "second root, right after the first")))
+	var broken *factlog.BrokenChainError
+	require.True(t, errors.As(log.Append(user("c", "nope", "unknown parent")), &broken))
+	require.NoError(t, log.Append(user("c", "", "third root, after a refusal")), "a root after a refusal")
+	require.NoError(t, log.Append(assistant("d", "b", "a child of the second root")))
+	assert.Equal(t, []string{"a", "b", "c", "d"}, ids(log.Entries()))
 }

@@ -89,3 +89,15 @@ func TestLab10_7_HiddenRenameAndCleanupFail(t *testing.T) {
 	}
 	assert.True(t, removed, "after a failed rename the temporary file is removed (tried, at least)")
 }
+
+// Rule 10.7.3: a tail of emoji cut inside the last one: RemovedBytes is its
+// length in bytes, and the committed bytes stay.
+func TestLab10_7_HiddenRemovedBytesOfAnEmojiTail(t *testing.T) {
+	committed := repairCommitted(t)
+	tail := `{"type":"message","id":"z","message":"🚀🚀` + "\xf0\x9f"
+	f := newRepairFake(map[string]string{repairPath: committed + tail})
+	res := repairMustRun(t, f, repairPath, "a repair of an emoji tail")
+	assert.Equal(t, len(tail), res.RemovedBytes, "RemovedBytes of a %d-byte tail of %d characters", len(tail), len([]rune(tail)))
+	got, _ := f.file(repairPath)
+	assert.Equal(t, committed, got)
+}

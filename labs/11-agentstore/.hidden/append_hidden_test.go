@@ -45,7 +45,7 @@ func TestLab11_2_HiddenFailOutrightStillTaints(t *testing.T) {
 	_, err = appendMsg(t, s, user("fourth"))
 	assert.True(t, errors.Is(err, agentstore.ErrTainted) && errors.Is(err, denied), "AppendMessage after a failed write = %s", describe(err))
 	assert.Empty(t, fx.fs.opsSince(mark))
-	assert.Equal(t, got, ids(pathOf(t, s)))
+	assert.Equal(t, got, chainOf(t, s))
 }
 
 // Rule 11.2.3, 11.2.5: after each kind of refusal every other method still
@@ -57,8 +57,7 @@ func TestLab11_2_HiddenRefusalsReleaseTheStore(t *testing.T) {
 		_, err := appendMsg(t, s, agentstore.Message(m))
 		require.Error(t, err, "AppendMessage(%q)", m)
 		assert.Equal(t, got[0], leafOf(t, s))
-		assert.Len(t, contextOf(t, s), 1)
-		assert.Len(t, pathOf(t, s), 1)
+		assert.Equal(t, got, chainOf(t, s))
 		_, ok := entryOf(t, s, got[0])
 		assert.True(t, ok)
 	}
@@ -92,7 +91,8 @@ func TestLab11_2_HiddenOnlyEmptyIDs(t *testing.T) {
 	assert.Equal(t, "e1", id, "the next append asks again and gets e1")
 }
 
-// Rule 11.2.5: appends, reads of the context and of the path, all at once.
+// Rule 11.2.5: appends, and walks from the leaf to the root through Leaf
+// and Entry, all at once.
 func TestLab11_2_HiddenConcurrentAppendsAndContexts(t *testing.T) {
 	fx := newFixture()
 	s, _ := newStoreWith(t, fx, user("start"))
@@ -109,18 +109,19 @@ func TestLab11_2_HiddenConcurrentAppendsAndContexts(t *testing.T) {
 		}(i)
 		go func() {
 			defer wg.Done()
-			ctx := s.BuildContext()
-			if len(ctx) == 0 {
-				bad <- "BuildContext returned nothing"
+			if leaf := s.Leaf(); leaf == "" {
+				bad <- "Leaf() is empty after the first append"
 			}
 		}()
 		go func() {
 			defer wg.Done()
-			path := s.PathToLeaf()
-			for j := 1; j < len(path); j++ {
-				if path[j].ParentID != path[j-1].ID {
-					bad <- fmt.Sprintf("PathToLeaf: %s follows %s but its parent is %s", path[j].ID, path[j-1].ID, path[j].ParentID)
+			for id := s.Leaf(); id != ""; {
+				e, ok := s.Entry(id)
+				if !ok {
+					bad <- fmt.Sprintf("Entry(%q) found nothing on the way from the leaf to the root", id)
+					return
 				}
+				id = e.ParentID
 			}
 		}()
 	}
@@ -129,5 +130,49 @@ func TestLab11_2_HiddenConcurrentAppendsAndContexts(t *testing.T) {
 	for b := range bad {
 		t.Error(b)
 	}
-	assert.Len(t, pathOf(t, s), n+1, "one chain of all the appends")
+	assert.Len(t, chainOf(t, s), n+1, "one chain of all the appends")
+}
+
+// Rule 11.2.4, 11.2.5: the third write of a burst of concurrent appends
+// fails: two are committed in one chain, one gets the error, every other is
+// refused as tainted, and the race detector finds nothing.
+func TestLab11_2_HiddenFailureInTheMiddleOfABurst(t *testing.T) {
+	fx := newFixture()
+	s, got := newStoreWith(t, fx, user("start"))
+	const n = 12
+	msgs := make([]agentstore.Message, n)
+	for i := range msgs {
+		msgs[i] = user(fmt.Sprintf("burst %d", i))
+	}
+	fx.fs.crashOnCall(3)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			_, errs[i] = s.AppendMessage(msgs[i])
+		}(i)
+	}
+	close(start)
+	within(t, "a burst of appends with a failing third write", func() bool { wg.Wait(); return true })
+	ok, failed, tainted := 0, 0, 0
+	for _, err := range errs {
+		var te *agentstore.TaintedError
+		switch {
+		case err == nil:
+			ok++
+		case errors.As(err, &te):
+			tainted++
+			assert.True(t, te.Err == errCrash, "TaintedError.Err = %s; want the failed write's own error", describe(te.Err))
+		case errors.Is(err, errCrash):
+			failed++
+		default:
+			t.Errorf("an append of the burst = %s", describe(err))
+		}
+	}
+	assert.Equal(t, []int{2, 1, n - 3}, []int{ok, failed, tainted}, "committed, failed, refused as tainted: %v", errs)
+	assert.Len(t, chainOf(t, s), len(got)+2, "the two committed appends form one chain under the first entry")
 }

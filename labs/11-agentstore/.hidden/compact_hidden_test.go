@@ -202,3 +202,20 @@ func TestLab11_5_HiddenRefusalOrderOverATail(t *testing.T) {
 	_, err = appendMsg(t, s, user("go on"))
 	assert.NoError(t, err, "a failing Summarize does not taint the store: %s", describe(err))
 }
+
+// Rule 11.5.3, 11.5.7: two failing summaries draw no id; the compaction
+// that then succeeds takes the next id of the generator.
+func TestLab11_5_HiddenFailedSummariesDrawNoID(t *testing.T) {
+	fx := newFixture()
+	s, got := newStoreWith(t, fx, sixMessages()...)
+	fx.sum.err = errors.New("rate limited")
+	for i := 0; i < 2; i++ {
+		_, err := compact(t, s, 0, 2)
+		require.True(t, errors.Is(err, fx.sum.err), "CompactIfNeeded with a failing summarizer = %s", describe(err))
+	}
+	assert.Len(t, fx.ids.handedOut(), len(got), "no id is drawn for a compaction whose summary failed: %v", fx.ids.handedOut())
+	fx.sum.err = nil
+	id, err := compact(t, s, 0, 2)
+	require.NoError(t, err)
+	assert.Equal(t, "e7", id, "the compaction takes the id after the six messages' (ids handed out: %v)", fx.ids.handedOut())
+}

@@ -2,6 +2,7 @@ package agentstore_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -155,4 +156,48 @@ func TestLab11_1_HiddenNoHeaderOnlyBlanksOrATail(t *testing.T) {
 		assert.Equal(t, text, fx.fs.file(sessPath))
 		assert.Empty(t, fx.sessions.handedOut())
 	}
+}
+
+// Rule 11.1.3: a version-4 header after blank lines and with CRLF is a
+// *VersionError on its own line, inside the *LineError itself.
+func TestLab11_1_HiddenNewerVersionAfterBlanks(t *testing.T) {
+	fx := newFixture()
+	fx.fs.setFile(sessPath, "\r\n\t\n"+`{"type":"session","version":4,"id":"s9","timestamp":"`+T1+`","cwd":"/"}`+"\r\n"+msgLine("a", "", user("hi")))
+	_, err := open(t, fx.opts())
+	var le *agentstore.LineError
+	require.True(t, errors.As(err, &le), "Open over a version-4 header = %s", describe(err))
+	assert.Equal(t, 3, le.Line)
+	assert.Equal(t, &agentstore.VersionError{Version: 4}, le.Err, "LineError.Err is the *VersionError itself")
+}
+
+// Rule 11.1.3: a line of a megabyte between two others, and a no-break
+// space line after them.
+func TestLab11_1_HiddenMegabyteLineThenANoBreakSpace(t *testing.T) {
+	big := agentstore.Message(`{"role":"toolResult","content":"` + strings.Repeat("x", 1<<20) + `"}`)
+	text := headerLine("s0", T1, "/") + msgLine("a", "", user("hi")) + msgLine("b", "a", big) + msgLine("c", "b", user("ok"))
+	fx := newFixture()
+	fx.fs.setFile(sessPath, text)
+	s, err := open(t, fx.opts())
+	require.NoError(t, err, "Open over a file with a 1 MiB line = %s", describe(err))
+	e, ok := entryOf(t, s, "b")
+	require.True(t, ok)
+	assert.Len(t, e.Message, len(big))
+
+	fx = newFixture()
+	fx.fs.setFile(sessPath, text+"\u00a0\n")
+	_, err = open(t, fx.opts())
+	var le *agentstore.LineError
+	require.True(t, errors.As(err, &le), "Open over a file whose line 5 is a no-break space = %s", describe(err))
+	assert.Equal(t, 5, le.Line)
+}
+
+// Rule 11.1.6: a half header after blank lines: ErrNoHeader itself, line 1.
+func TestLab11_1_HiddenNoHeaderIsTheSentinelItself(t *testing.T) {
+	fx := newFixture()
+	fx.fs.setFile(sessPath, "\n\n"+`{"type":"session","ver`)
+	_, err := open(t, fx.opts())
+	var le *agentstore.LineError
+	require.True(t, errors.As(err, &le), "Open over blank lines and half a header = %s", describe(err))
+	assert.Equal(t, agentstore.LineError{Path: sessPath, Line: 1, Err: agentstore.ErrNoHeader}, *le)
+	assert.True(t, le.Err == agentstore.ErrNoHeader)
 }

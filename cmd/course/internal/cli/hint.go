@@ -41,7 +41,7 @@ type HintOptions struct {
 
 // hintState is the content of HintStatePath.
 type hintState struct {
-	// Seen maps an exercise id to how many of its hints were shown.
+	// Seen maps an exercise id to how many of its hints (rungs) were shown.
 	Seen map[string]int `json:"seen"`
 }
 
@@ -53,10 +53,14 @@ func NewCmdHint(f *Factory) *cobra.Command {
 func newCmdHint(opts *HintOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hint <exercise>",
-		Short: "Show the next hint for an exercise, without giving the answer away",
-		Long: `Show the next hint for an exercise of your practice workspace: each run
-shows one more, and the workspace remembers (in .course/hints.json) which
-you have seen. --all shows them all at once.
+		Short: "Climb the tutor's ladder for an exercise, one rung at a time",
+		Long: `Show the next rung of the tutor's ladder for an exercise of your practice
+workspace. A stuck student climbs four rungs, in this order: locate (定位),
+where the problem is; signature (签名), the function and the types that
+answer it; pseudocode (伪代码), the steps; local code (局部), the code of one
+step, never the whole function. Each run shows one more rung, naming it, and
+the workspace remembers (in .course/hints.json) how far you climbed; course
+status shows it. --all shows the whole ladder at once.
 
 Hints are in English, or in Chinese with --lang zh (the default when LC_ALL,
 LC_MESSAGES or LANG starts with zh).`,
@@ -68,7 +72,7 @@ LC_MESSAGES or LANG starts with zh).`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", ".", "the practice workspace, or a directory inside it")
-	cmd.Flags().BoolVar(&opts.All, "all", false, "show every hint of the exercise")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "show every rung of the exercise's ladder")
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "the hints' `language`: en or zh (default: en, or zh when the locale is Chinese)")
 	return cmd
 }
@@ -105,26 +109,30 @@ func runHint(opts *HintOptions) error {
 	}
 	seen := min(max(state.Seen[ex.ID], 0), len(hints))
 	n := len(hints)
+	header := func(i int) string { return hintHeader(m, lang, hints[i], i, n, ex) }
 	switch {
 	case opts.All:
 		for i := range hints {
 			if i > 0 {
 				fmt.Fprintln(w)
 			}
-			writeHint(w, st, fmt.Sprintf(m.header, i+1, n, ex.ID, ex.Name), hints[i], lang)
+			writeHint(w, st, header(i), hints[i], lang)
 		}
 		seen = n
 	case seen < n:
-		writeHint(w, st, fmt.Sprintf(m.header, seen+1, n, ex.ID, ex.Name), hints[seen], lang)
+		writeHint(w, st, header(seen), hints[seen], lang)
 		seen++
-		if seen < n {
-			fmt.Fprintf(w, "\n%s\n", st.Dim(fmt.Sprintf(m.more, n-seen, ex.ID)))
-		} else {
+		switch {
+		case seen == n:
 			fmt.Fprintf(w, "\n%s\n", st.Dim(fmt.Sprintf(m.wasLast, ex.ID)))
+		case hints[seen].Rung.Key != "":
+			fmt.Fprintf(w, "\n%s\n", st.Dim(fmt.Sprintf(m.nextRung, rungName(hints[seen].Rung, lang), ex.ID)))
+		default:
+			fmt.Fprintf(w, "\n%s\n", st.Dim(fmt.Sprintf(m.more, n-seen, ex.ID)))
 		}
 	default:
 		fmt.Fprintf(w, m.allSeen+"\n\n", n, ex.ID)
-		writeHint(w, st, fmt.Sprintf(m.header, n, n, ex.ID, ex.Name), hints[n-1], lang)
+		writeHint(w, st, header(n-1), hints[n-1], lang)
 		fmt.Fprintf(w, "\n%s\n", st.Dim(fmt.Sprintf(m.showAll, ex.ID)))
 	}
 	if state.Seen[ex.ID] != seen {
@@ -137,28 +145,50 @@ func runHint(opts *HintOptions) error {
 }
 
 // hintWords are the few sentences around the hints.
-type hintWords struct{ header, more, wasLast, allSeen, showAll, none string }
+type hintWords struct{ header, rungHeader, nextRung, more, wasLast, allSeen, showAll, none string }
 
 // hintMessages returns the sentences around the hints in lang.
 func hintMessages(lang string) hintWords {
 	if lang == langZH {
 		return hintWords{
-			header:  "提示 %d/%d（%s %s）：",
-			more:    "还有 %d 条：course hint %s",
-			wasLast: "这是最后一条提示；course hint %s --all 可查看全部。",
-			allSeen: "%d 条提示（%s）你都看过了。最后一条：",
-			showAll: "course hint %s --all 可查看全部。",
-			none:    "%s %s 还没有提示。请阅读讲义（README.zh.md），并运行 course test %s。",
+			header:     "提示 %d/%d（%s %s）：",
+			rungHeader: "第 %d/%d 级（%s %s）：%s",
+			nextRung:   "下一级是%s：course hint %s",
+			more:       "还有 %d 条：course hint %s",
+			wasLast:    "这是最后一级：剩下的代码由你来写。course hint %s --all 可查看整个阶梯。",
+			allSeen:    "%d 级提示（%s）你都看过了。最后一级：",
+			showAll:    "course hint %s --all 可查看整个阶梯。",
+			none:       "%s %s 还没有提示。请阅读讲义（README.zh.md），并运行 course test %s。",
 		}
 	}
 	return hintWords{
-		header:  "Hint %d of %d for %s %s:",
-		more:    "%d more: course hint %s",
-		wasLast: "That was the last hint; course hint %s --all shows them all.",
-		allSeen: "You have seen all %d hints for %s. The last one again:",
-		showAll: "course hint %s --all shows them all.",
-		none:    "There are no hints for %s %s yet. Read the handout (README.md), and run course test %s.",
+		header:     "Hint %d of %d for %s %s:",
+		rungHeader: "Rung %d of %d for %s %s: %s",
+		nextRung:   "Next rung, %s: course hint %s",
+		more:       "%d more: course hint %s",
+		wasLast:    "That was the last rung: the rest of the code is yours. course hint %s --all shows the whole ladder.",
+		allSeen:    "You have climbed all %d rungs for %s. The last one again:",
+		showAll:    "course hint %s --all shows the whole ladder.",
+		none:       "There are no hints for %s %s yet. Read the handout (README.md), and run course test %s.",
 	}
+}
+
+// rungName is a rung's name in lang, with its name in the other language
+// beside it: "locate (定位)", "定位（locate）".
+func rungName(r lab.Rung, lang string) string {
+	if lang == langZH {
+		return r.ZH + "（" + r.EN + "）"
+	}
+	return r.EN + " (" + r.ZH + ")"
+}
+
+// hintHeader is the line above hint i of n: its rung, named, or for a hint
+// of the older unnamed list, its number.
+func hintHeader(m hintWords, lang string, h lab.Hint, i, n int, ex lab.Exercise) string {
+	if h.Rung.Key == "" {
+		return fmt.Sprintf(m.header, i+1, n, ex.ID, ex.Name)
+	}
+	return fmt.Sprintf(m.rungHeader, i+1, n, ex.ID, ex.Name, rungName(h.Rung, lang))
 }
 
 // writeHint writes a hint under its header, indented, in lang (English

@@ -6,9 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/grader/lab"
 )
 
 type hintRun struct {
@@ -33,31 +36,36 @@ func readSeen(t *testing.T, dir string) string {
 	return string(data)
 }
 
-func TestHintOneAtATimeAndRemembered(t *testing.T) {
+func TestHintOneRungAtATimeAndRemembered(t *testing.T) {
 	dir := demoWorkspace(t)
 	_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(HintStatePath)))
 	require.True(t, os.IsNotExist(err))
 
 	r := hintIn(t, dir, noEnv, "7.1")
 	require.NoError(t, r.err)
-	assert.Equal(t, "Hint 1 of 3 for 7.1 One:\n\n  Start at the leaf.\n\n2 more: course hint 7.1\n", r.stdout)
+	assert.Equal(t, "Rung 1 of 4 for 7.1 One: locate (定位)\n\n  Start at the leaf.\n\nNext rung, signature (签名): course hint 7.1\n", r.stdout)
 	assert.Empty(t, r.stderr)
 	assert.JSONEq(t, `{"seen": {"7.1": 1}}`, readSeen(t, dir))
 
 	r = hintIn(t, dir, noEnv, "7.1")
 	require.NoError(t, r.err)
-	assert.Equal(t, "Hint 2 of 3 for 7.1 One:\n\n  Walk up the parents,\n  then reverse.\n\n1 more: course hint 7.1\n", r.stdout)
+	assert.Equal(t, "Rung 2 of 4 for 7.1 One: signature (签名)\n\n  func Walk(leaf string) []string\n\nNext rung, pseudocode (伪代码): course hint 7.1\n", r.stdout)
 
 	r = hintIn(t, dir, noEnv, "1") // the short id
 	require.NoError(t, r.err)
-	assert.Equal(t, "Hint 3 of 3 for 7.1 One:\n\n  Stop at the root.\n\nThat was the last hint; course hint 7.1 --all shows them all.\n", r.stdout)
-	assert.JSONEq(t, `{"seen": {"7.1": 3}}`, readSeen(t, dir))
+	assert.Equal(t, "Rung 3 of 4 for 7.1 One: pseudocode (伪代码)\n\n  Walk up the parents,\n  then reverse.\n\nNext rung, local code (局部): course hint 7.1\n", r.stdout)
+
+	r = hintIn(t, dir, noEnv, "7.1")
+	require.NoError(t, r.err)
+	assert.Equal(t, "Rung 4 of 4 for 7.1 One: local code (局部)\n\n  at = parent[at]\n\n"+
+		"That was the last rung: the rest of the code is yours. course hint 7.1 --all shows the whole ladder.\n", r.stdout)
+	assert.JSONEq(t, `{"seen": {"7.1": 4}}`, readSeen(t, dir))
 
 	for range 2 {
 		r = hintIn(t, dir, noEnv, "7.1")
 		require.NoError(t, r.err)
-		assert.Equal(t, "You have seen all 3 hints for 7.1. The last one again:\n\n"+
-			"Hint 3 of 3 for 7.1 One:\n\n  Stop at the root.\n\ncourse hint 7.1 --all shows them all.\n", r.stdout)
+		assert.Equal(t, "You have climbed all 4 rungs for 7.1. The last one again:\n\n"+
+			"Rung 4 of 4 for 7.1 One: local code (局部)\n\n  at = parent[at]\n\ncourse hint 7.1 --all shows the whole ladder.\n", r.stdout)
 	}
 
 	entries, err := os.ReadDir(filepath.Join(dir, ".course"))
@@ -73,10 +81,11 @@ func TestHintAll(t *testing.T) {
 	dir := demoWorkspace(t)
 	r := hintIn(t, dir, noEnv, "7.1", "--all")
 	require.NoError(t, r.err)
-	assert.Equal(t, "Hint 1 of 3 for 7.1 One:\n\n  Start at the leaf.\n\n"+
-		"Hint 2 of 3 for 7.1 One:\n\n  Walk up the parents,\n  then reverse.\n\n"+
-		"Hint 3 of 3 for 7.1 One:\n\n  Stop at the root.\n", r.stdout)
-	assert.JSONEq(t, `{"seen": {"7.1": 3}}`, readSeen(t, dir), "all are seen")
+	assert.Equal(t, "Rung 1 of 4 for 7.1 One: locate (定位)\n\n  Start at the leaf.\n\n"+
+		"Rung 2 of 4 for 7.1 One: signature (签名)\n\n  func Walk(leaf string) []string\n\n"+
+		"Rung 3 of 4 for 7.1 One: pseudocode (伪代码)\n\n  Walk up the parents,\n  then reverse.\n\n"+
+		"Rung 4 of 4 for 7.1 One: local code (局部)\n\n  at = parent[at]\n", r.stdout)
+	assert.JSONEq(t, `{"seen": {"7.1": 4}}`, readSeen(t, dir), "all are seen")
 }
 
 func TestHintLanguage(t *testing.T) {
@@ -85,15 +94,15 @@ func TestHintLanguage(t *testing.T) {
 		args []string
 		want string
 	}{
-		"flag":                {nil, []string{"--lang", "zh"}, "提示 1/3（7.1 One）：\n\n  从叶子开始。\n\n还有 2 条：course hint 7.1\n"},
-		"LANG":                {map[string]string{"LANG": "zh_CN.UTF-8"}, nil, "提示 1/3"},
-		"LC_ALL wins":         {map[string]string{"LC_ALL": "C", "LANG": "zh_CN.UTF-8"}, nil, "Hint 1 of 3"},
-		"LC_ALL":              {map[string]string{"LC_ALL": "zh_TW"}, nil, "提示 1/3"},
-		"flag wins":           {map[string]string{"LANG": "zh_CN.UTF-8"}, []string{"--lang", "en"}, "Hint 1 of 3"},
-		"default is English":  {nil, nil, "Hint 1 of 3"},
-		"LC_MESSAGES":         {map[string]string{"LC_MESSAGES": "zh_CN", "LANG": "en_GB"}, nil, "提示 1/3"},
-		"another locale":      {map[string]string{"LANG": "fr_FR.UTF-8"}, nil, "Hint 1 of 3"},
-		"uppercase zh locale": {map[string]string{"LANG": "ZH_cn"}, nil, "提示 1/3"},
+		"flag":                {nil, []string{"--lang", "zh"}, "第 1/4 级（7.1 One）：定位（locate）\n\n  从叶子开始。\n\n下一级是签名（signature）：course hint 7.1\n"},
+		"LANG":                {map[string]string{"LANG": "zh_CN.UTF-8"}, nil, "第 1/4 级"},
+		"LC_ALL wins":         {map[string]string{"LC_ALL": "C", "LANG": "zh_CN.UTF-8"}, nil, "Rung 1 of 4"},
+		"LC_ALL":              {map[string]string{"LC_ALL": "zh_TW"}, nil, "第 1/4 级"},
+		"flag wins":           {map[string]string{"LANG": "zh_CN.UTF-8"}, []string{"--lang", "en"}, "Rung 1 of 4"},
+		"default is English":  {nil, nil, "Rung 1 of 4"},
+		"LC_MESSAGES":         {map[string]string{"LC_MESSAGES": "zh_CN", "LANG": "en_GB"}, nil, "第 1/4 级"},
+		"another locale":      {map[string]string{"LANG": "fr_FR.UTF-8"}, nil, "Rung 1 of 4"},
+		"uppercase zh locale": {map[string]string{"LANG": "ZH_cn"}, nil, "第 1/4 级"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := hintIn(t, demoWorkspace(t), env(tc.env), append([]string{"7.1"}, tc.args...)...)
@@ -103,11 +112,30 @@ func TestHintLanguage(t *testing.T) {
 	}
 }
 
-func TestHintChineseFallsBackToEnglish(t *testing.T) {
+func TestHintInChinese(t *testing.T) {
 	dir := demoWorkspace(t)
 	r := hintIn(t, dir, noEnv, "7.1", "--all", "--lang", "zh")
 	require.NoError(t, r.err)
-	assert.Contains(t, r.stdout, "提示 3/3（7.1 One）：\n\n  Stop at the root.\n", "no Chinese text: the English one")
+	assert.Contains(t, r.stdout, "第 4/4 级（7.1 One）：局部（local code）\n\n  at = parent[at]（一步）\n")
+}
+
+// TestHintOfTheOlderUnnamedList: a lab whose hints are still the unnamed
+// list shows them numbered, without a rung.
+func TestHintOfTheOlderUnnamedList(t *testing.T) {
+	labsFS := fstest.MapFS{
+		"go.mod":                   {Data: []byte("module github.com/coursekit/course/labs\n\ngo 1.22\n")},
+		"07-demo/.meta/lab.json":   {Data: []byte(demoManifest)},
+		"07-demo/demo.go":          {Data: []byte("package demo\n")},
+		"07-demo/demo_test.go":     {Data: []byte(demoTests)},
+		"07-demo/" + lab.HintsPath: {Data: []byte(`{"7.1": [{"en": "Start at the leaf.", "zh": "从叶子开始。"}, {"en": "Stop at the root."}]}`)},
+	}
+	c, err := lab.LoadFS(labsFS, fstest.MapFS{"07-demo/demo.go": {Data: []byte("package demo\n")}})
+	require.NoError(t, err)
+	var out bytes.Buffer
+	opts := &HintOptions{IO: IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &bytes.Buffer{}},
+		Catalog: func() (*lab.Catalog, error) { return c, nil }, Getenv: noEnv}
+	require.NoError(t, execute(newCmdHint(opts), "7.1", "--dir", demoWorkspace(t)))
+	assert.Equal(t, "Hint 1 of 2 for 7.1 One:\n\n  Start at the leaf.\n\n1 more: course hint 7.1\n", out.String())
 }
 
 func TestHintNoneForAnExercise(t *testing.T) {
@@ -141,7 +169,7 @@ func TestHintStartsOverOnAnUnreadableState(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte("{not json"), 0o644))
 	r := hintIn(t, dir, noEnv, "7.1")
 	require.NoError(t, r.err)
-	assert.True(t, strings.HasPrefix(r.stdout, "Hint 1 of 3 for 7.1 One:"))
+	assert.True(t, strings.HasPrefix(r.stdout, "Rung 1 of 4 for 7.1 One:"))
 	assert.Contains(t, r.stderr, "course hint: starting over with the hints seen: "+p+": ")
 	assert.JSONEq(t, `{"seen": {"7.1": 1}}`, readSeen(t, dir), "repaired")
 }
@@ -152,7 +180,7 @@ func TestHintKeepsOtherExercisesState(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte(`{"seen": {"7.2": 4, "7.1": 1}}`), 0o644))
 	r := hintIn(t, dir, noEnv, "7.1")
 	require.NoError(t, r.err)
-	assert.True(t, strings.HasPrefix(r.stdout, "Hint 2 of 3"), r.stdout)
+	assert.True(t, strings.HasPrefix(r.stdout, "Rung 2 of 4"), r.stdout)
 	assert.JSONEq(t, `{"seen": {"7.1": 2, "7.2": 4}}`, readSeen(t, dir))
 }
 
@@ -161,5 +189,5 @@ func TestHintColour(t *testing.T) {
 	opts := &HintOptions{IO: IOStreams{In: strings.NewReader(""), Out: &tty, ErrOut: &bytes.Buffer{}},
 		Catalog: demoCatalog(t, false), Getenv: noEnv}
 	require.NoError(t, execute(newCmdHint(opts), "7.1", "--dir", demoWorkspace(t)))
-	assert.Equal(t, "\x1b[32mHint 1 of 3 for 7.1 One:\x1b[0m\n\n  Start at the leaf.\n\n\x1b[2m2 more: course hint 7.1\x1b[0m\n", tty.String())
+	assert.Equal(t, "\x1b[32mRung 1 of 4 for 7.1 One: locate (定位)\x1b[0m\n\n  Start at the leaf.\n\n\x1b[2mNext rung, signature (签名): course hint 7.1\x1b[0m\n", tty.String())
 }

@@ -87,7 +87,7 @@ func runPractice(opts *PracticeOptions) error {
 		{"go test -v -run " + run, "the same, with each test's name and output"},
 		{"course status", "which exercises pass, and what to do next"},
 		{"course watch", "re-run the current exercise on every save"},
-		{"course hint " + first.ID, "a nudge, when you are stuck"},
+		{"course hint " + first.ID, "stuck? the next rung of the tutor's ladder"},
 	}
 	fmt.Fprintf(out, "\nNext:\n")
 	tw := tabwriter.NewWriter(out, 0, 0, 3, ' ', 0)

@@ -27,6 +27,7 @@ type SelfcheckOptions struct {
 	Jobs    int
 	Timeout time.Duration
 	NoRace  bool
+	Kinds   []string
 }
 
 // NewCmdSelfcheck returns the `course selfcheck` command.
@@ -39,7 +40,10 @@ func NewCmdSelfcheck(f *Factory) *cobra.Command {
 test must fail), its reference and alternative solutions (every test must
 pass, under the race detector, and their fuzz seeds too) and every mutant
 kept in solutions/<lab>/mutants (each must fail a test of the exercise it
-names, which is the only exercise it is graded on). Without a chapter it
+names, which is the only exercise it is graded on). For every exercise but
+the last it also grades the reference solution with the later exercises
+stubbed out, which must pass every test of that exercise: a test may use
+only its own and earlier exercises. Without a chapter it
 checks every lab of the course, one after the other.
 It exits 1 if anything does not behave, 2 if it cannot run.`,
 		Example: "  course selfcheck\n  course selfcheck {chapter}\n  course selfcheck --no-race {chapter}",
@@ -54,6 +58,7 @@ It exits 1 if anything does not behave, 2 if it cannot run.`,
 	cmd.Flags().IntVar(&opts.Jobs, "jobs", 0, "implementations graded at once (default: the number of cores)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 0, "limit for one exercise's run (default 60s)")
 	cmd.Flags().BoolVar(&opts.NoRace, "no-race", false, "grade the solutions without the race detector (no C compiler)")
+	cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "grade only these `kinds`: stub, solution, alternative, prefix, mutant (default: all)")
 	return cmd
 }
 
@@ -82,10 +87,19 @@ func runSelfcheck(ctx context.Context, opts *SelfcheckOptions) error {
 				"not available in a student release: lab %s has no reference solution to check its tests against", l.Chapter)}
 		}
 	}
+	var kinds []selfcheck.Kind
+	for _, k := range opts.Kinds {
+		switch kind := selfcheck.Kind(k); kind {
+		case selfcheck.KindStub, selfcheck.KindSolution, selfcheck.KindAlternative, selfcheck.KindPrefix, selfcheck.KindMutant:
+			kinds = append(kinds, kind)
+		default:
+			return usageError(fmt.Errorf("--kind %q: must be stub, solution, alternative, prefix or mutant", k))
+		}
+	}
 	allOK := true
 	for _, l := range labs {
-		fmt.Fprintf(opts.IO.ErrOut, "self-check of lab %s: grading the stub, the solutions and every mutant...\n", l.Chapter)
-		sum, err := opts.Run(ctx, selfcheck.Options{Lab: l, Jobs: opts.Jobs, Timeout: opts.Timeout, NoRace: opts.NoRace,
+		fmt.Fprintf(opts.IO.ErrOut, "self-check of lab %s: grading the stub, the solutions, each exercise without the later ones and every mutant...\n", l.Chapter)
+		sum, err := opts.Run(ctx, selfcheck.Options{Lab: l, Jobs: opts.Jobs, Timeout: opts.Timeout, NoRace: opts.NoRace, Kinds: kinds,
 			Progress: func(done, total int, r selfcheck.Result) {
 				verdict := "ok"
 				if !r.OK {
@@ -138,8 +152,9 @@ func writeSelfcheck(io IOStreams, sum *selfcheck.Summary) error {
 	}
 	killed, mutants := sum.Counts(selfcheck.KindMutant)
 	alts, altTotal := sum.Counts(selfcheck.KindAlternative)
+	alone, prefixes := sum.Counts(selfcheck.KindPrefix)
 	failing, total := sum.StubTests()
-	_, err := fmt.Fprintf(io.Out, "\nlab %s: mutants killed %d/%d, alternatives accepted %d/%d, stub tests failing %d/%d (%.0fs)\n",
-		sum.Lab, killed, mutants, alts, altTotal, failing, total, sum.Seconds)
+	_, err := fmt.Fprintf(io.Out, "\nlab %s: mutants killed %d/%d, alternatives accepted %d/%d, exercises passing without the later ones %d/%d, stub tests failing %d/%d (%.0fs)\n",
+		sum.Lab, killed, mutants, alts, altTotal, alone, prefixes, failing, total, sum.Seconds)
 	return err
 }

@@ -23,6 +23,8 @@ func fakeSummary(ok bool) *selfcheck.Summary {
 	return &selfcheck.Summary{Lab: "10", Results: []selfcheck.Result{
 		{Candidate: selfcheck.Candidate{Kind: selfcheck.KindStub, Name: "stub"}, OK: true, Failing: 85, Total: 85, Detail: "85 of 85 tests fail"},
 		{Candidate: selfcheck.Candidate{Kind: selfcheck.KindAlternative, Name: "worker"}, OK: true, Detail: "85 of 85 tests pass"},
+		{Candidate: selfcheck.Candidate{Kind: selfcheck.KindPrefix, Name: "up to 10.1", Exercise: "10.1"}, OK: true,
+			Detail: "12 of 12 tests of 10.1 pass with every later exercise stubbed out"},
 		mutant,
 	}}
 }
@@ -50,7 +52,8 @@ func TestSelfcheckAllGood(t *testing.T) {
 	out, err := runFakeSelfcheck(t, fakeSummary(true))
 	require.NoError(t, err)
 	assert.Contains(t, out, "killed by TestLab10_5_FailedWriteTaintsWriter and 1 more")
-	assert.Contains(t, out, "lab 10: mutants killed 1/1, alternatives accepted 1/1, stub tests failing 85/85")
+	assert.Contains(t, out, "lab 10: mutants killed 1/1, alternatives accepted 1/1, exercises passing without the later ones 1/1, stub tests failing 85/85")
+	assert.Contains(t, out, "12 of 12 tests of 10.1 pass with every later exercise stubbed out")
 }
 
 func TestSelfcheckSurvivorExits1(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -39,7 +40,8 @@ func newCmdStatus(opts *StatusOptions) *cobra.Command {
 		Short: "Show which exercises of your workspace pass, and what to do next",
 		Long: `Run the public tests of your practice workspace, as 'go test' would, and
 show each exercise: pass or FAIL (todo for an optional one that does not
-pass yet), its tests passed of all, its points, and the exercise to work on
+pass yet), its tests passed of all, its points, how far up the tutor's
+ladder of hints you have climbed (course hint), and the exercise to work on
 next.
 
 Run it inside a workspace (or name one with --dir). It exits 0 whenever it
@@ -81,7 +83,11 @@ func writeStatus(w io.Writer, ws *Workspace, res *runOutcome, st grader.Style) e
 		fmt.Fprintln(w)
 	}
 	plain := func(s string) string { return s }
+	climbed := hintsClimbed(ws)
 	rows := [][]textcol.Cell{{textcol.Plain("EXERCISE"), textcol.Plain("NAME"), textcol.Plain("RESULT"), textcol.Plain("TESTS"), textcol.Plain("POINTS")}}
+	if len(climbed) > 0 {
+		rows[0] = append(rows[0], textcol.Plain(""), textcol.Plain("HINTS"))
+	}
 	var points, maxPoints, bonusPoints, bonusMax, passed, graded int
 	for _, eo := range res.Exercises {
 		name, verdict, paint, pts := eo.Exercise.Name, "FAIL", st.Fail, 0
@@ -107,14 +113,18 @@ func writeStatus(w io.Writer, ws *Workspace, res *runOutcome, st grader.Style) e
 		if eo.Passed {
 			barPaint = st.Pass
 		}
-		rows = append(rows, []textcol.Cell{
+		row := []textcol.Cell{
 			textcol.Plain(eo.Exercise.ID),
 			textcol.Plain(name),
 			{Text: verdict, Paint: paint},
 			textcol.Plain(fmt.Sprintf("%d/%d", eo.passedTests(), len(eo.Tests))),
 			textcol.Plain(fmt.Sprintf("%d/%d", pts, eo.Exercise.Points)),
 			{Text: progressBar(eo.passedTests(), len(eo.Tests), 8), Paint: barPaint},
-		})
+		}
+		if c, ok := climbed[eo.Exercise.ID]; ok {
+			row = append(row, textcol.Cell{Text: c, Paint: st.Dim})
+		}
+		rows = append(rows, row)
 	}
 	if err := textcol.Write(w, rows); err != nil {
 		return err
@@ -144,6 +154,32 @@ func nextStep(res *runOutcome, st grader.Style) string {
 
 func nextLine(e lab.Exercise) string {
 	return fmt.Sprintf("%s %s — go test -run %s (course hint %s for a nudge)", e.ID, e.Name, runPattern(e), e.ID)
+}
+
+// hintsClimbed says, for each exercise of the workspace's lab that has
+// hints, how far up its ladder the student has climbed (course hint keeps
+// count in HintStatePath): "none yet", or the rungs seen of all and the
+// last one's name, "2/4 signature". It is empty when the lab has no hints;
+// an unreadable count or hints file counts as none climbed.
+func hintsClimbed(ws *Workspace) map[string]string {
+	state, _ := readHintState(filepath.Join(ws.Dir, filepath.FromSlash(HintStatePath)))
+	out := map[string]string{}
+	for _, e := range ws.Lab.Exercises {
+		hints, err := ws.Lab.Hints(e.ID)
+		if err != nil || len(hints) == 0 {
+			continue
+		}
+		seen := min(max(state.Seen[e.ID], 0), len(hints))
+		switch {
+		case seen == 0:
+			out[e.ID] = "none yet"
+		case hints[seen-1].Rung.Key == "":
+			out[e.ID] = fmt.Sprintf("%d/%d seen", seen, len(hints))
+		default:
+			out[e.ID] = fmt.Sprintf("%d/%d %s", seen, len(hints), hints[seen-1].Rung.EN)
+		}
+	}
+	return out
 }
 
 // firstFailing returns the first exercise that fails, or nil.

@@ -53,8 +53,8 @@ func TestStatusTableAndNext(t *testing.T) {
 	require.NoError(t, err, "status exits 0 when it could run the tests")
 	assert.Equal(t, `Lab 7: Demo  (`+dir+`)
 
-EXERCISE  NAME           RESULT  TESTS  POINTS
-7.1       One            pass    2/2    10/10   [████████]
+EXERCISE  NAME           RESULT  TESTS  POINTS              HINTS
+7.1       One            pass    2/2    10/10   [████████]  none yet
 7.2       Two            FAIL    0/1    0/20    [░░░░░░░░]
 7.3       Three (bonus)  todo    0/1    0/5     [░░░░░░░░]
 
@@ -102,13 +102,31 @@ func TestStatusColourOnATerminalOnly(t *testing.T) {
 	var tty termBuffer
 	out, _, err := statusOf(t, runs, &tty, noEnv)
 	require.NoError(t, err)
-	assert.Contains(t, out, "7.1       One            \x1b[32mpass\x1b[0m    2/2    10/10   \x1b[32m[████████]\x1b[0m\n", "aligned by what shows")
+	assert.Contains(t, out, "7.1       One            \x1b[32mpass\x1b[0m    2/2    10/10   \x1b[32m[████████]\x1b[0m  \x1b[2mnone yet\x1b[0m\n", "aligned by what shows")
 	assert.Contains(t, out, "\x1b[31mFAIL\x1b[0m")
 
 	tty.Reset()
 	out, _, err = statusOf(t, runs, &tty, env(map[string]string{"NO_COLOR": "1"}))
 	require.NoError(t, err)
 	assert.NotContains(t, out, "\x1b[")
+}
+
+// TestStatusShowsTheRungReached: the HINTS column says how far up the
+// ladder course hint has taken the student in each exercise with hints.
+func TestStatusShowsTheRungReached(t *testing.T) {
+	dir := demoWorkspace(t)
+	for i, want := range []string{"1/4 locate", "2/4 signature", "3/4 pseudocode", "4/4 local code", "4/4 local code"} {
+		require.NoError(t, hintIn(t, dir, noEnv, "7.1").err, "course hint 7.1, call %d", i+1)
+		var out bytes.Buffer
+		fake := &fakeGoTest{t: t, respond: byPattern(map[string]*goTestRun{
+			runAll: newRun().pass("TestLab7_1_A", "TestLab7_1_B").fail("TestLab7_2_A").fail("TestLab7_3_A").exit(1),
+		})}
+		opts := &StatusOptions{IO: IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &bytes.Buffer{}},
+			Catalog: demoCatalog(t, false), Getenv: noEnv, GoTest: fake.goTest}
+		require.NoError(t, execute(newCmdStatus(opts), "--dir", dir))
+		assert.Regexp(t, `(?m)^7\.1 +One +pass +2/2 +10/10 +\[█+\]  `+regexp.QuoteMeta(want)+`$`, out.String(), "after %d calls of course hint 7.1", i+1)
+		assert.Regexp(t, `(?m)^7\.2 +Two +FAIL +0/1 +0/20 +\[░+\]$`, out.String(), "7.2 has no hints: no HINTS cell")
+	}
 }
 
 func TestStatusCannotRunGo(t *testing.T) {
@@ -166,7 +184,8 @@ func TestStatusOfAFreshWorkspace(t *testing.T) {
 			graded++
 			points += e.Points
 		}
-		assert.Regexp(t, fmt.Sprintf(`(?m)^%s +%s +%s +0/%d +0/%d +\[░+\]$`, regexp.QuoteMeta(e.ID), name, verdict, n, e.Points), out)
+		assert.Regexp(t, fmt.Sprintf(`(?m)^%s +%s +%s +0/%d +0/%d +\[░+\]  none yet$`, regexp.QuoteMeta(e.ID), name, verdict, n, e.Points), out,
+			"every exercise has hints, and no rung was climbed yet")
 	}
 	assert.Contains(t, out, fmt.Sprintf("Points: 0/%d", points))
 	assert.Contains(t, out, fmt.Sprintf("0 of %d exercises pass\n", graded))

@@ -49,11 +49,12 @@ func TestLab7_3_A(t *testing.T) {}
 `
 
 const demoHints = `{
-  "7.1": [
-    {"en": "Start at the leaf.", "zh": "从叶子开始。"},
-    {"en": "Walk up the parents,\nthen reverse.", "zh": "沿着父节点向上走，\n然后反转。"},
-    {"en": "Stop at the root.", "zh": ""}
-  ]
+  "7.1": {
+    "locate": {"en": "Start at the leaf.", "zh": "从叶子开始。"},
+    "signature": {"en": "func Walk(leaf string) []string", "zh": "func Walk(leaf string) []string（签名）"},
+    "pseudocode": {"en": "Walk up the parents,\nthen reverse.", "zh": "沿着父节点向上走，\n然后反转。"},
+    "local": {"en": "at = parent[at]", "zh": "at = parent[at]（一步）"}
+  }
 }`
 
 // demoCatalog is a Catalog func holding lab 7, with hints unless noHints.

@@ -156,7 +156,7 @@ func (s *Store) load(data []byte) error {
 		// Text, but no committed header line: blank lines only, or a header
 		// that was never finished. Either way it is not a session, and the
 		// header it lacks belongs at line 1.
-		return fail(1, fmt.Errorf("%w: no committed header line", ErrNoHeader))
+		return fail(1, ErrNoHeader) // the sentinel itself, as the handout names it
 	}
 	return nil
 }
