@@ -73,6 +73,7 @@ var rules = []Rule{
 	{Pattern: ".idea", Base: true, Why: "an editor's settings"},
 	{Pattern: ".vscode", Base: true, Why: "an editor's settings"},
 	{Pattern: ".*.course-tmp-*", Base: true, Why: "an interrupted course command's temporary directory"},
+	{Pattern: "node_modules", Base: true, Why: "packages npm installed (npm ci installs them again from package-lock.json)"},
 
 	// What students must not see, or what the release makes anew.
 	{Pattern: ".git/", Why: "version control: its history holds the solutions"},

@@ -46,6 +46,11 @@ func TestRulesDecidePathByPath(t *testing.T) {
 		"labs/10-session/session.go~":             false,
 		"labs/.mylab.course-tmp-123":              false,
 		".vscode":                                 false,
+
+		// npm's installs, wherever they are; the node project stays.
+		"grader/piconform/testdata/pi/package.json": true,
+		"grader/piconform/testdata/pi/pi.mjs":       true,
+		"grader/piconform/testdata/pi/node_modules": false,
 	} {
 		r, ok := decide(rel)
 		assert.Equal(t, want, ok && r.Keep, "%s (rule %q)", rel, r.Pattern)

@@ -60,7 +60,8 @@ func workingDir() string {
 // CopySource copies the course source tree the test runs in (found from the
 // working directory up) into a new temporary directory and returns that: a
 // source that no one else edits while the test makes releases of it. It
-// leaves out .git and binary files (a NUL byte in the first 8 KiB).
+// leaves out .git, node_modules (what npm installed, which a release leaves
+// out too) and binary files (a NUL byte in the first 8 KiB).
 func CopySource(t testing.TB) string {
 	t.Helper()
 	src, err := release.FindSource(workingDir())
@@ -78,7 +79,7 @@ func CopySource(t testing.TB) string {
 		}
 		target := filepath.Join(dst, rel)
 		switch {
-		case d.IsDir() && d.Name() == ".git":
+		case d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules"):
 			return fs.SkipDir
 		case d.IsDir():
 			return os.MkdirAll(target, 0o755)

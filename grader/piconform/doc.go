@@ -1,0 +1,19 @@
+// Package piconform is the pi conformance suite of the teaching agent's
+// store: its tests hold the lab's reference solution, and every alternative
+// solution, to pi itself, the coding agent whose session format the lab
+// speaks. The package has tests only.
+//
+// pi is a node program, pinned in testdata/pi (package.json and
+// package-lock.json; `npm ci --ignore-scripts` there installs it, and
+// node_modules is ignored by git and left out of a release). Its script,
+// testdata/pi/pi.mjs, drives pi's own SessionManager with no model and no
+// network: it wrote the lab's fixtures (labs/*/testdata/pi/, a session file
+// and pi's context at each of its leaves), and it reads back what the lab's
+// store wrote. The lab's side, testdata/driver, is built inside a workspace
+// of the lab with the solution under test, as a student's workspace is.
+//
+// The suite says, leaf by leaf, where the store builds pi's context and
+// where it does not, and why: the differences known today are an explicit,
+// typed list (known_test.go) that the tests check both ways, so a new
+// difference fails and so does a listed one that went away.
+package piconform
