@@ -149,7 +149,7 @@ func (c *CI) GitHubWorkflow() ([]byte, error) {
 			"go-version-file", CourseToolDir+"/go.mod",
 			"cache-dependency-path", CourseToolDir+"/go.sum\n"+CourseToolDir+"/labs/go.sum\n")},
 		{Name: "Build the course tool", WorkingDirectory: CourseToolDir,
-			Run: downloadScript + `go build -o "$RUNNER_TEMP/course" ./cmd/course` + "\n"},
+			Run: downloadScript + `go build -trimpath -o "$RUNNER_TEMP/course" ./cmd/course` + "\n"},
 		{Name: "Grade", ID: "grade", Run: course + fmt.Sprintf(gradeScript, c.gradeFlags(), SubmissionDir) +
 			`echo "status=$status" >>"$GITHUB_OUTPUT"` + "\n" +
 			`if [ "$status" -gt 1 ]; then echo "::error::course grade could not grade this repository"; exit "$status"; fi` + "\n"},
@@ -244,7 +244,7 @@ func (c *CI) GitLabCI() ([]byte, error) {
 		Cache: mapping("key", "course-go-modules", "paths", ""),
 		Script: []string{
 			`git clone --depth 1 --branch "$COURSE_REF" "$COURSE_REPO" ` + CourseToolDir,
-			"cd " + CourseToolDir + "\n" + downloadScript + `go build -o "$CI_PROJECT_DIR/.course-bin/course" ./cmd/course` + "\ncd \"$CI_PROJECT_DIR\"\n",
+			"cd " + CourseToolDir + "\n" + downloadScript + `go build -trimpath -o "$CI_PROJECT_DIR/.course-bin/course" ./cmd/course` + "\ncd \"$CI_PROJECT_DIR\"\n",
 			course + fmt.Sprintf(gradeScript, c.gradeFlags(), ".") +
 				`if [ -s "$REPORTS/report.json" ]; then` + "\n" +
 				`  "$COURSE" autograder report "$REPORTS/report.json"` + "\n" +

@@ -224,7 +224,8 @@ func contextWithTimeout(t *testing.T, d time.Duration) (context.Context, context
 // empty module cache and downloads from a proxy made of this machine's
 // module cache, offline: a script that grades without downloading the
 // modules of the tool and of the lab first fails there, as it would on a
-// new CI machine, since grading itself never downloads anything.
+// new CI machine, since grading itself never downloads anything. (The
+// scripts build with -trimpath, so the build cache still knows the tool.)
 func freshModules(t *testing.T) []string {
 	t.Helper()
 	offline.Modules(t) // the proxy below must hold them all

@@ -91,12 +91,18 @@ func Env(extra ...string) []string {
 // command that cannot be started at all fails t.
 func Run(t testing.TB, timeout time.Duration, dir, name string, args ...string) (int, string) {
 	t.Helper()
+	return RunEnv(t, timeout, dir, Env(), name, args...)
+}
+
+// RunEnv is Run with the environment env (made with Env).
+func RunEnv(t testing.TB, timeout time.Duration, dir string, env []string, name string, args ...string) (int, string) {
+	t.Helper()
 	Modules(t)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
-	cmd.Env = Env()
+	cmd.Env = env
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
