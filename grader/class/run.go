@@ -25,10 +25,13 @@ type Grader interface {
 }
 
 // GradeAll grades subs with jobs workers and sends each result as it
-// comes. Once ctx is done no submission starts, and one that was running
-// when it ended is left out (its report would describe the interruption,
-// not the submission). The channel is closed when every worker is gone.
+// comes. Submissions with the same files are graded once (the others get
+// that report under their own name). Once ctx is done no submission starts,
+// and one that was running when it ended is left out (its report would
+// describe the interruption, not the submission). The channel is closed
+// when every worker is gone.
 func GradeAll(ctx context.Context, g Grader, subs []*grader.Submission, jobs int) <-chan Result {
+	g = &once{g: g, by: map[[32]byte]*onceEntry{}}
 	todo := make(chan *grader.Submission)
 	out := make(chan Result)
 	go func() {

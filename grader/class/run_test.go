@@ -45,7 +45,7 @@ func (f *fakeGrader) Grade(ctx context.Context, s *grader.Submission) (*grader.R
 func subs(names ...string) []*grader.Submission {
 	var out []*grader.Submission
 	for _, n := range names {
-		out = append(out, &grader.Submission{Name: n, Path: "submissions/" + n})
+		out = append(out, &grader.Submission{Name: n, Path: "submissions/" + n, Files: map[string][]byte{"session.go": []byte("// " + n)}})
 	}
 	return out
 }
@@ -66,6 +66,40 @@ func TestGradeAllGradesEverySubmissionOnce(t *testing.T) {
 	assert.Equal(t, "carol", got[2].Name)
 	assert.ErrorContains(t, got[2].Err, "does not know carol", "a submission that cannot be graded comes with its error")
 	assert.ElementsMatch(t, []string{"alice", "bob", "carol"}, g.started)
+}
+
+// TestGradeAllGradesTheSameFilesOnce: two students who hand in the same
+// file (and three who hand in the stub) are graded once per file; each
+// gets the report under their own name and path.
+func TestGradeAllGradesTheSameFilesOnce(t *testing.T) {
+	g := &fakeGrader{reports: map[string]*grader.Report{}}
+	for _, n := range []string{"alice", "bob"} { // whichever is graded first
+		g.reports[n] = report(n, 1, pass71(), pass72())
+	}
+	for _, n := range []string{"dan", "erin", "fay"} {
+		g.reports[n] = report(n, 0, fail71(grader.StatusFail), pass72())
+	}
+	for n, r := range g.reports {
+		r.Path = "submissions/" + n // as the real grader reports it
+	}
+	same := func(name, content string) *grader.Submission {
+		return &grader.Submission{Name: name, Path: "submissions/" + name, Files: map[string][]byte{"session.go": []byte(content)}}
+	}
+	class := []*grader.Submission{same("alice", "copied"), same("bob", "copied"), same("dan", "stub"), same("erin", "stub"), same("fay", "stub")}
+	var got []Result
+	for r := range GradeAll(context.Background(), g, class, 3) {
+		got = append(got, r)
+	}
+	Sort(got)
+	require.Len(t, got, 5)
+	assert.Len(t, g.started, 2, "GradeAll graded %v: each distinct file once", g.started)
+	for _, r := range got {
+		require.NoError(t, r.Err, r.Name)
+		assert.Equal(t, r.Name, r.Report.Submission, "the report carries its own submission's name")
+		assert.Equal(t, "submissions/"+r.Name, r.Report.Path)
+	}
+	assert.Equal(t, got[0].Report.Score, got[1].Report.Score, "bob's file is alice's: the same verdict")
+	assert.Equal(t, got[2].Report.Score, got[4].Report.Score)
 }
 
 func TestGradeAllStopsStartingWhenCancelled(t *testing.T) {

@@ -169,7 +169,11 @@ func Candidates(l *lab.Lab) ([]Candidate, error) {
 }
 
 // graderKey says which grader grades a candidate: the exercise it is
-// graded on ("" for all of them).
+// graded on ("" for all of them). Mutants and prefixes are graded on one
+// exercise without the static check: they are the course's own changes of
+// its reference solution, and the check says nothing of whether the tests
+// catch them; the stub, the solution and the alternatives, which stand
+// for what students hand in, go through it.
 type graderKey struct {
 	exercise string
 }
@@ -217,7 +221,7 @@ func (gs *graders) get(k graderKey) (*grader.Grader, error) {
 		o := grader.Options{Lab: gs.opts.Lab, Hidden: true, Bonus: true, Timeout: gs.opts.Timeout,
 			NoRace: gs.opts.NoRace, OwnCode: true, Sandbox: grader.SandboxBest}
 		if k.exercise != "" {
-			o.Exercises = []string{k.exercise}
+			o.Exercises, o.SkipPolicy = []string{k.exercise}, true
 		}
 		lg.g, lg.err = grader.New(o)
 	})
