@@ -380,3 +380,12 @@ func writeGrading(t *testing.T, l *lab.Lab, src []byte, ids []string) string {
 	require.NoError(t, l.WriteGradingDirFor(dir, src, true, ids))
 	return dir
 }
+
+// headLines returns the first n lines of s.
+func headLines(s string, n int) string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > n {
+		lines = append(lines[:n], "…\n")
+	}
+	return strings.Join(lines, "")
+}
