@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -650,9 +651,12 @@ func TestGradeInterruptedKeepsWhatWasGraded(t *testing.T) {
 	defer cancel()
 	stderr := &cancelOnWrite{cancel: cancel}
 	// One at a time: the first finishes, the second is running when the
-	// first's progress line cancels, the third never starts.
-	err := gradeWithContext(ctx, stderr, "grade", "--jobs", "1", "--csv", table,
-		loneFile(t, dir, "a", src.solution), loneFile(t, dir, "b", src.solution), loneFile(t, dir, "c", src.solution))
+	// first's progress line cancels, the third never starts. The three
+	// files differ, so that none takes the report of an identical one.
+	file := func(name string) string {
+		return loneFile(t, dir, name, append(slices.Clone(src.solution), "\n// "+name+"\n"...))
+	}
+	err := gradeWithContext(ctx, stderr, "grade", "--jobs", "1", "--csv", table, file("a"), file("b"), file("c"))
 	var ee *cli.ExitError
 	require.True(t, errors.As(err, &ee), "%v", err)
 	assert.Equal(t, 2, ee.Code)
