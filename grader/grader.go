@@ -104,6 +104,9 @@ type Options struct {
 	// noBubblewrap grades as on a machine without bubblewrap (tests of
 	// the weaker sandbox levels).
 	noBubblewrap bool
+	// ownBinDir, if set, is where the course's own test binaries are kept
+	// instead of the grader's cache directory (tests of that cache).
+	ownBinDir string
 }
 
 // Grader grades submissions of one lab. It is safe for concurrent use.
@@ -118,6 +121,7 @@ type Grader struct {
 	race      bool                      // build with the race detector
 	checker   *Checker                  // the static wall
 	cache     *buildCache               // what builds share, which no build writes
+	setupID   string                    // the set-up's key: the toolchain, the machine's settings, the lab
 	sandbox   *sandbox                  // confines student code and bounds the toolchain
 }
 
@@ -497,6 +501,18 @@ func (g *Grader) build(ctx context.Context, work, srcDir, bin string) Build {
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return Build{Output: err.Error()}
 	}
+	var kept string
+	if g.opts.OwnCode {
+		var err error
+		if kept, err = g.ownBinary(srcDir); err != nil {
+			return Build{Output: "keeping the course's own test binaries: " + err.Error()}
+		}
+		if copyBinary(kept, bin, false) == nil {
+			now := time.Now()
+			_ = os.Chtimes(kept, now, now)
+			return Build{OK: true}
+		}
+	}
 	// The go command's own cache and temporary files stay in the build's
 	// work directory, which goes with the grade; the shared cache is read.
 	goWork := filepath.Join(work, "go")
@@ -504,7 +520,7 @@ func (g *Grader) build(ctx context.Context, work, srcDir, bin string) Build {
 		return Build{Output: err.Error()}
 	}
 	defer os.RemoveAll(goWork)
-	out := runJob(ctx, job{
+	res := runJob(ctx, job{
 		Path:    g.goBin,
 		Args:    g.buildArgs(bin),
 		Dir:     srcDir,
@@ -512,18 +528,23 @@ func (g *Grader) build(ctx context.Context, work, srcDir, bin string) Build {
 		Timeout: g.opts.BuildTimeout,
 		Cap:     64 << 10,
 	}, g.sandbox)
-	text := g.publicBuildOutput(strings.ReplaceAll(string(out.Output), srcDir+string(filepath.Separator), ""))
+	text := g.publicBuildOutput(strings.ReplaceAll(string(res.Output), srcDir+string(filepath.Separator), ""))
 	switch {
-	case out.StartErr != nil:
-		return Build{Output: "could not start the go command: " + out.StartErr.Error()}
-	case out.TimedOut:
+	case res.StartErr != nil:
+		return Build{Output: "could not start the go command: " + res.StartErr.Error()}
+	case res.TimedOut:
 		return Build{Output: fmt.Sprintf("the build did not finish in %s\n%s", g.opts.BuildTimeout, text)}
-	case out.MemoryExceeded:
+	case res.MemoryExceeded:
 		return Build{Output: fmt.Sprintf("the compiler ran out of memory (%s) building this file\n%s", humanize.IBytes(uint64(max(buildMemoryLimit, g.opts.Memory))), text)}
-	case out.ExitCode != 0:
+	case res.ExitCode != 0:
 		return Build{Output: text}
 	}
-	return Build{OK: true, Output: text, Seconds: out.Duration.Seconds()}
+	if kept != "" {
+		if err := copyBinary(bin, kept, true); err != nil {
+			return Build{Output: "keeping the course's own test binaries: " + err.Error()}
+		}
+	}
+	return Build{OK: true, Output: text, Seconds: res.Duration.Seconds()}
 }
 
 // publicBuildOutput drops the compiler's lines about hidden test files and
@@ -1012,6 +1033,15 @@ func (g *Grader) allTests() []string {
 	return out
 }
 
+// exerciseIDs is the ids of the exercises this grader grades.
+func (g *Grader) exerciseIDs() []string {
+	ids := make([]string, len(g.exercises))
+	for i, ex := range g.exercises {
+		ids[i] = ex.ID
+	}
+	return ids
+}
+
 // graded is the exercises this grader grades, when they are not all of
 // the lab's (a --lab selection, or all but the bonus ones): the grading
 // directory then holds only the test files they need. Nil with private
@@ -1020,9 +1050,5 @@ func (g *Grader) graded() []string {
 	if len(g.exercises) == len(g.opts.Lab.Exercises) || len(g.extra) > 0 {
 		return nil
 	}
-	ids := make([]string, len(g.exercises))
-	for i, ex := range g.exercises {
-		ids[i] = ex.ID
-	}
-	return ids
+	return g.exerciseIDs()
 }

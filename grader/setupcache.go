@@ -104,6 +104,7 @@ func (g *Grader) setUp(given map[string][]byte) (*setupRecord, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
+	g.setupID = key
 	dir, err := privateCacheDir()
 	if err != nil {
 		return nil, err

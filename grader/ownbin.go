@@ -1,0 +1,91 @@
+package grader
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ownBinAge is how long a kept test binary of the course's own code stays
+// unused before a grader of the course's own code removes it.
+const ownBinAge = 7 * 24 * time.Hour
+
+var trimOwnBins sync.Once
+
+// ownBinary is where the test binary of a build of the course's own code
+// (Options.OwnCode: the self-check's stub, solutions and mutants) is kept
+// from one self-check to the next: in the grader's cache directory, named
+// after everything the build reads (the set-up key, which covers the
+// toolchain, the machine's settings and the lab, every file of the grading
+// directory, and the build's flags). A candidate the next self-check finds
+// there is neither compiled nor linked again; one whose files changed has
+// another name. Student code never comes here: its builds keep nothing.
+func (g *Grader) ownBinary(srcDir string) (string, error) {
+	dir := g.opts.ownBinDir
+	if dir == "" {
+		base, err := privateCacheDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(base, "ownbin")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	trimOwnBins.Do(func() { removeOlderThan(dir, time.Now().Add(-ownBinAge)) })
+	h := sha256.New()
+	fmt.Fprintf(h, "course-grade own binary 1\nsetup %s\nargs %q\n", g.setupID, g.buildArgs(""))
+	if err := hashFS(h, os.DirFS(srcDir)); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, hex.EncodeToString(h.Sum(nil))[:32]+".test"), nil
+}
+
+// copyBinary copies the test binary from to a new file to (mode 0700),
+// through a temporary file and a rename when to is shared: a grader beside
+// this one sees the whole binary or none.
+func copyBinary(from, to string, shared bool) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp := to
+	if shared {
+		tmp = fmt.Sprintf("%s.%d.tmp", to, os.Getpid())
+	}
+	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o700)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && shared {
+		err = os.Rename(tmp, to)
+	}
+	if err != nil && shared {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// removeOlderThan removes the kept binaries of dir last used before t.
+func removeOlderThan(dir string, t time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".test") && fi.ModTime().Before(t) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
