@@ -264,9 +264,9 @@ func TestLab4_4_AbortsFirstThenTheRestInOrder(t *testing.T) {
 	assert.Equal(t, factlog.StatusRunning, got.Status, "abort(2) is of an earlier run: run 4 goes on")
 }
 
-// Rule 4.4.7: Run's error is nil for every queue of known kinds, whatever
-// Reduce makes of it; an unknown kind is the only error, and it comes with
-// the zero State.
+// Rule 4.4.7, 4.4.6: Run's error is nil for every queue of known kinds,
+// whatever Reduce makes of it; an unknown kind is the only error, and it
+// comes with the zero State.
 func TestLab4_4_RunErrsOnlyOnUnknownKinds(t *testing.T) {
 	k := factlog.NewKernel()
 	for _, tc := range []struct {

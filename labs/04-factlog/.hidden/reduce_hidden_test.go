@@ -45,7 +45,7 @@ func TestLab4_4_HiddenSnapshotsStayValid(t *testing.T) {
 	assert.Equal(t, factlog.StatusDone, ended.Status)
 }
 
-// Rule 4.4.4: three subscribers, each with its own copy, in order.
+// Rule 4.4.4, 4.4.8: three subscribers, each with its own copy, in order.
 func TestLab4_4_HiddenEverySubscriberItsOwnCopy(t *testing.T) {
 	var order []int
 	var got [3]factlog.State
@@ -147,7 +147,7 @@ func TestLab4_4_HiddenAbortsBeforeEverythingQueued(t *testing.T) {
 		"two aborts of run 6 stop it once; delta(6) is late; start(7) still begins run 7")
 }
 
-// Rule 4.4.7: no error for ended runs, early and late events; an unknown
+// Rule 4.4.7, 4.4.6: no error for ended runs, early and late events; an unknown
 // kind at the front returns the zero State even from a busy kernel.
 func TestLab4_4_HiddenIgnoredEventsAreNoError(t *testing.T) {
 	k := factlog.NewKernel()
