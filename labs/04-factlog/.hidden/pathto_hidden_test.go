@@ -24,7 +24,7 @@ func TestLab4_2_HiddenLongChainAnyOrder(t *testing.T) {
 	}
 	before := append([]factlog.Entry(nil), entries...)
 	path, err := pathTo(t, entries, fmt.Sprintf("n%d", n))
-	require.NoError(t, err, "PathTo(a chain of %d stored leaf first, its leaf)", n)
+	require.NoError(t, err, "PathTo(a chain of %d stored leaf first, its leaf): want the whole chain and no error: every parent is there", n)
 	require.Len(t, path, n)
 	for i, e := range path {
 		if e.ID != fmt.Sprintf("n%d", i+1) {
@@ -114,7 +114,7 @@ func TestLab4_2_HiddenBranchesSideBySide(t *testing.T) {
 		"m3c": {"r", "m1", "m2", "m3c"},
 	} {
 		path, err := pathTo(t, entries, leaf)
-		require.NoError(t, err, "PathTo(three branches under m2 and a broken entry elsewhere, %q)", leaf)
+		require.NoError(t, err, "PathTo(three branches under m2 and a broken entry elsewhere, %q): want the path and no error: the broken entry is on another branch", leaf)
 		assert.Equal(t, want, ids(path), "PathTo(%q)", leaf)
 	}
 }

@@ -133,7 +133,7 @@ func TestLab4_1_HiddenMegabyteLine(t *testing.T) {
 	torn := `{"type":"user","id":"u"`
 	text := committed(line(t, big)) + torn
 	rec, err := factlog.Recover(text)
-	require.NoError(t, err, "Recover(a committed line of 1 MiB and a tail) = %s", describe(err))
+	require.NoError(t, err, "Recover(a committed line of 1 MiB and a tail) = %s; want no error: a line is as long as its entry", describe(err))
 	assert.Equal(t, []factlog.Entry{big}, rec.Entries, "the 1 MiB entry, whole")
 	assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: len(torn)}, rec.Tail)
 }

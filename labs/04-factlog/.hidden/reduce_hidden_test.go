@@ -160,7 +160,7 @@ func TestLab4_4_HiddenIgnoredEventsAreNoError(t *testing.T) {
 		{start(2), start(3)},
 	} {
 		got, err := k.Run(queue)
-		assert.NoError(t, err, "Kernel.Run(%v) = %s", queue, describe(err))
+		assert.NoError(t, err, "Kernel.Run(%v) = %s; "+wantNoRunError, queue, describe(err))
 		assert.Equal(t, factlog.StatusDone, got.Status, "Kernel.Run(%v)", queue)
 	}
 	k2 := factlog.NewKernel()
