@@ -66,6 +66,13 @@ func TestLab4_2_UnknownIDNamed(t *testing.T) {
 		assert.Contains(t, err.Error(), `"m9"`, "PathTo(%d entries, \"m9\"): the message names the id", len(entries))
 		assert.Nil(t, path, "PathTo(%d entries, \"m9\") failed, so it returns no path", len(entries))
 	}
+
+	path, err := pathTo(t, seedTree(), "M3A")
+	var unknown *factlog.UnknownIDError
+	require.ErrorAs(t, err, &unknown, "PathTo(the chapter's tree, \"M3A\") error = %s, path %v; want an "+
+		"*UnknownIDError: ids are compared exactly, and no entry has id M3A (m3a is another id)", describe(err), ids(path))
+	assert.Equal(t, "M3A", unknown.ID, "PathTo(the chapter's tree, \"M3A\"): UnknownIDError.ID names the id asked for")
+	assert.Nil(t, path, "PathTo(the chapter's tree, \"M3A\") failed, so it returns no path")
 }
 
 // Rule 4.2.3: a parent that is not there is a *BrokenChainError naming the

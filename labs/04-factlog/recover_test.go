@@ -58,6 +58,15 @@ func TestLab4_1_UnterminatedTailDropped(t *testing.T) {
 		"Recover(%s): the two committed lines are facts; the line without \"\\n\" was never committed", short(text))
 	assert.Equal(t, &factlog.UnterminatedTailError{Line: 3, Bytes: len(torn)}, rec.Tail,
 		"Recover(%s).Tail: the dropped line is line 3 and %d bytes long. Lab 4.1: dropped, but never silently", short(text), len(torn))
+
+	first := `{"type":"user","id":"r","parentId":nu`
+	rec, err = factlog.Recover(first)
+	require.NoError(t, err, "Recover(%s): want no error: the crash came during the very first write, so the only "+
+		"line is a tail", short(first))
+	assert.Empty(t, rec.Entries, "Recover(%s): nothing was committed", short(first))
+	assert.Equal(t, &factlog.UnterminatedTailError{Line: 1, Bytes: len(first)}, rec.Tail,
+		"Recover(%s).Tail: a text without any \"\\n\" is all tail, line 1 and %d bytes long: not an empty log, "+
+			"which would hide that a write was lost", short(first), len(first))
 }
 
 // Rule 4.1.2: the newline is the commit mark, so a last line that is valid
