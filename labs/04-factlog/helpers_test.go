@@ -156,6 +156,21 @@ func (w *fakeWriter) callStrings() []string {
 	return out
 }
 
+// writes returns what each call from call from on (from 0) was given, as a
+// list of quoted strings for a failure message (testify would print the
+// [][]byte as numbers).
+func (w *fakeWriter) writes(from int) string {
+	return fmt.Sprintf("%q", w.callStrings()[min(from, len(w.calls)):])
+}
+
+// plural returns n and the noun, with an s unless n is 1: "1 byte", "3 bytes".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // within runs f and fails the test if it has not returned after a second:
 // the function under test loops forever, for example around a cycle. Time
 // is only a safety net here, never how a test orders events. A runaway f

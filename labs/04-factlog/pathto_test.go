@@ -7,7 +7,6 @@ package factlog_test
 // Every input below has exactly one problem (or none).
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,7 +36,8 @@ func TestLab4_2_RootToLeaf(t *testing.T) {
 	for _, c := range cases {
 		entries := seedTree()
 		path, err := pathTo(t, entries, c.leaf)
-		require.NoError(t, err, "PathTo(the chapter's tree, %q)", c.leaf)
+		require.NoError(t, err, "PathTo(the chapter's tree, %q): want the path %v and no error: every entry from %q "+
+			"up to the root r is there, and the chain has no loop", c.leaf, c.want, c.leaf)
 		assert.Equal(t, c.want, ids(path), "PathTo(the chapter's tree, %q): follow parentId from the leaf up to the "+
 			"root, then give the path root first; the other branch is not part of it", c.leaf)
 		for _, e := range path {
@@ -60,12 +60,19 @@ func TestLab4_2_UnknownIDNamed(t *testing.T) {
 	for _, entries := range [][]factlog.Entry{seedTree(), nil} {
 		path, err := pathTo(t, entries, "m9")
 		var unknown *factlog.UnknownIDError
-		require.True(t, errors.As(err, &unknown), "PathTo(%d entries, \"m9\") error = %s; want an *UnknownIDError: "+
+		require.ErrorAs(t, err, &unknown, "PathTo(%d entries, \"m9\") error = %s; want an *UnknownIDError: "+
 			"no entry has id m9", len(entries), describe(err))
 		assert.Equal(t, "m9", unknown.ID, "PathTo(%d entries, \"m9\"): UnknownIDError.ID names the id asked for", len(entries))
-		assert.Contains(t, err.Error(), `"m9"`, "the message names the id")
-		assert.Nil(t, path, "PathTo failed, so it returns no path")
+		assert.Contains(t, err.Error(), `"m9"`, "PathTo(%d entries, \"m9\"): the message names the id", len(entries))
+		assert.Nil(t, path, "PathTo(%d entries, \"m9\") failed, so it returns no path", len(entries))
 	}
+
+	path, err := pathTo(t, seedTree(), "M3A")
+	var unknown *factlog.UnknownIDError
+	require.ErrorAs(t, err, &unknown, "PathTo(the chapter's tree, \"M3A\") error = %s, path %v; want an "+
+		"*UnknownIDError: ids are compared exactly, and no entry has id M3A (m3a is another id)", describe(err), ids(path))
+	assert.Equal(t, "M3A", unknown.ID, "PathTo(the chapter's tree, \"M3A\"): UnknownIDError.ID names the id asked for")
+	assert.Nil(t, path, "PathTo(the chapter's tree, \"M3A\") failed, so it returns no path")
 }
 
 // Rule 4.2.3: a parent that is not there is a *BrokenChainError naming the
@@ -79,7 +86,7 @@ func TestLab4_2_BrokenChainNamesBothIDs(t *testing.T) {
 	}
 	path, err := pathTo(t, entries, "d")
 	var broken *factlog.BrokenChainError
-	require.True(t, errors.As(err, &broken), "PathTo(entries, \"d\") error = %s; want a *BrokenChainError: d's parent "+
+	require.ErrorAs(t, err, &broken, "PathTo(entries, \"d\") error = %s; want a *BrokenChainError: d's parent "+
 		"c has parent x, which is not there", describe(err))
 	assert.Equal(t, factlog.BrokenChainError{ChildID: "c", ParentID: "x"}, *broken,
 		"PathTo(entries, \"d\") error = %v, want an error naming child \"c\" and parent \"x\": where the chain breaks, "+
@@ -100,11 +107,45 @@ func TestLab4_2_CycleIsAnError(t *testing.T) {
 	for _, c := range []struct{ leaf, closes string }{{"x", "x"}, {"y", "y"}, {"s", "s"}} {
 		path, err := pathTo(t, entries, c.leaf)
 		var cycle *factlog.CycleError
-		require.True(t, errors.As(err, &cycle), "PathTo(x→y→x and s→s, %q) error = %s; want a *CycleError: the chain "+
+		require.ErrorAs(t, err, &cycle, "PathTo(x→y→x and s→s, %q) error = %s; want a *CycleError: the chain "+
 			"never reaches a root", c.leaf, describe(err))
 		assert.Equal(t, c.closes, cycle.ID, "PathTo(x→y→x and s→s, %q): CycleError.ID is the id the walk meets a "+
 			"second time, where the chain closes", c.leaf)
-		assert.Nil(t, path, "PathTo failed, so it returns no path")
+		assert.Nil(t, path, "PathTo(x→y→x and s→s, %q) failed, so it returns no path", c.leaf)
+	}
+}
+
+// Rule 4.2.4: when the leaf is not on the loop (a tail of entries leads into
+// it), the *CycleError names the id where the loop closes, the first id the
+// walk meets a second time: not the leaf, and not wherever a limit on the
+// walk's length happens to stop it.
+func TestLab4_2_CycleAboveTheLeafNamedWhereItCloses(t *testing.T) {
+	entries := []factlog.Entry{
+		user("c", "a", "c follows a: the loop closes here"),
+		user("leaf", "a", "leaf follows a"),
+		assistant("a", "b", "a follows b"),
+		user("u", "v", "u follows v"),
+		user("r", "", "a healthy root elsewhere"),
+		assistant("b", "c", "b follows c"),
+		assistant("v", "a", "v follows a"),
+		tool("t", "s", "t follows s"),
+		tool("s", "s", "s follows itself"),
+	}
+	const tree = "leaf → a, u → v → a, a → b → c → a, t → s → s"
+	for _, c := range []struct{ leaf, walk, closes string }{
+		{"leaf", "leaf, a, b, c, then a again", "a"},
+		{"u", "u, v, a, b, c, then a again", "a"},
+		{"t", "t, s, then s again", "s"},
+	} {
+		path, err := pathTo(t, entries, c.leaf)
+		var cycle *factlog.CycleError
+		require.ErrorAs(t, err, &cycle, "PathTo(%s, %q) error = %s; want a *CycleError: the walk from %s goes %s "+
+			"and never reaches a root", tree, c.leaf, describe(err), c.leaf, c.walk)
+		assert.Equal(t, c.closes, cycle.ID, "PathTo(%s, %q): CycleError.ID = %q; want %q. The walk goes %s: %q is "+
+			"the first id it meets a second time, where the loop closes. The leaf is not on the loop, so neither the "+
+			"leaf nor the entry where a limit on the walk's length stops is the id to name: keep a set of the ids "+
+			"you have passed and name the one you find in it", tree, c.leaf, cycle.ID, c.closes, c.walk, c.closes)
+		assert.Nil(t, path, "PathTo(%s, %q) failed, so it returns no path", tree, c.leaf)
 	}
 }
 
@@ -124,9 +165,9 @@ func TestLab4_2_OnlyTheChainIsChecked(t *testing.T) {
 	path, err := pathTo(t, entries, "b")
 	require.NoError(t, err, "PathTo(entries, \"b\"): b → a → r is whole; z's missing parent, the p/q cycle and a "+
 		"second root are elsewhere. Checking the whole tree is another job")
-	assert.Equal(t, []string{"r", "a", "b"}, ids(path), "PathTo(entries, \"b\")")
+	assert.Equal(t, []string{"r", "a", "b"}, ids(path), "PathTo(entries, \"b\"): the chain b → a → r, root first")
 
 	path, err = pathTo(t, entries, "c")
 	require.NoError(t, err, "PathTo(entries, \"c\"): several roots are fine")
-	assert.Equal(t, []string{"r2", "c"}, ids(path), "PathTo(entries, \"c\")")
+	assert.Equal(t, []string{"r2", "c"}, ids(path), "PathTo(entries, \"c\"): the chain c → r2, root first")
 }

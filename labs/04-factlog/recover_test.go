@@ -6,7 +6,6 @@ package factlog_test
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -22,12 +21,12 @@ import (
 func requireLineError(t *testing.T, text string, rec factlog.Recovery, err error, want int, why string) *factlog.LineError {
 	t.Helper()
 	var le *factlog.LineError
-	require.True(t, errors.As(err, &le),
+	require.ErrorAs(t, err, &le,
 		"Recover(%s) error = %s; want a *LineError for line %d, because %s", short(text), describe(err), want, why)
 	assert.Equal(t, want, le.Line, "Recover(%s): LineError.Line, because %s (lines count from 1, blank ones too)",
 		short(text), why)
 	assert.Contains(t, err.Error(), le.Error(), "Recover(%s): the error's message must say which line it is", short(text))
-	assert.Empty(t, rec.Entries, "Recover(%s) failed but returned entries %v. Lab 4.1: a bad committed line stops "+
+	require.Empty(t, rec.Entries, "Recover(%s) failed but returned entries %v. Lab 4.1: a bad committed line stops "+
 		"recovery with no partial result, so nobody can mistake a damaged history for a whole one", short(text), ids(rec.Entries))
 	return le
 }
@@ -36,7 +35,8 @@ func requireLineError(t *testing.T, text string, rec factlog.Recovery, err error
 func TestLab4_1_CommittedLinesInOrder(t *testing.T) {
 	text := committed(lines(t, seedTree()...)...)
 	rec, err := factlog.Recover(text)
-	require.NoError(t, err, "Recover(the six committed lines of the chapter's tree)")
+	require.NoError(t, err, "Recover(the six committed lines of the chapter's tree): want the six entries and no "+
+		"error: every line is a valid entry and ends in \"\\n\"")
 	assert.Equal(t, seedTree(), rec.Entries,
 		"each line ending in \"\\n\" is decoded with DecodeEntry and kept, in the order of the file")
 	assert.Nil(t, rec.Tail, "Recover(%s): the text ends in \"\\n\", so there is no unterminated tail", short(text))
@@ -58,6 +58,15 @@ func TestLab4_1_UnterminatedTailDropped(t *testing.T) {
 		"Recover(%s): the two committed lines are facts; the line without \"\\n\" was never committed", short(text))
 	assert.Equal(t, &factlog.UnterminatedTailError{Line: 3, Bytes: len(torn)}, rec.Tail,
 		"Recover(%s).Tail: the dropped line is line 3 and %d bytes long. Lab 4.1: dropped, but never silently", short(text), len(torn))
+
+	first := `{"type":"user","id":"r","parentId":nu`
+	rec, err = factlog.Recover(first)
+	require.NoError(t, err, "Recover(%s): want no error: the crash came during the very first write, so the only "+
+		"line is a tail", short(first))
+	assert.Empty(t, rec.Entries, "Recover(%s): nothing was committed", short(first))
+	assert.Equal(t, &factlog.UnterminatedTailError{Line: 1, Bytes: len(first)}, rec.Tail,
+		"Recover(%s).Tail: a text without any \"\\n\" is all tail, line 1 and %d bytes long: not an empty log, "+
+			"which would hide that a write was lost", short(first), len(first))
 }
 
 // Rule 4.1.2: the newline is the commit mark, so a last line that is valid
@@ -66,14 +75,16 @@ func TestLab4_1_CompleteLookingTailDropped(t *testing.T) {
 	head := committed(line(t, user("a", "", "hi")))
 	whole := line(t, assistant("b", "a", "hello"))
 	rec, err := factlog.Recover(head + whole)
-	require.NoError(t, err, "Recover(%s)", short(head+whole))
+	require.NoError(t, err, "Recover(%s): want no error: the committed line is valid, and what follows the last "+
+		"\"\\n\" is a tail, which is never decoded", short(head+whole))
 	assert.Equal(t, []string{"a"}, ids(rec.Entries), "Recover(%s): the last line is a valid entry but has no \"\\n\": "+
 		"the writer may have been about to add more to it, so it is not a fact yet", short(head+whole))
 	assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: len(whole)}, rec.Tail,
 		"Recover(%s).Tail: do not parse the tail to decide whether it is whole", short(head+whole))
 
 	rec, err = factlog.Recover(head + "  ")
-	require.NoError(t, err, "Recover(%s)", short(head+"  "))
+	require.NoError(t, err, "Recover(%s): want no error: two spaces after the last \"\\n\" are a tail, not a "+
+		"line to decode", short(head+"  "))
 	assert.Equal(t, []string{"a"}, ids(rec.Entries), "Recover(%s)", short(head+"  "))
 	assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: 2}, rec.Tail,
 		"Recover(%s).Tail: two spaces after the last newline are still bytes that were never committed", short(head+"  "))
@@ -88,8 +99,8 @@ func TestLab4_1_BadCommittedLineNamesItsLine(t *testing.T) {
 	rec, err := factlog.Recover(text)
 	requireLineError(t, text, rec, err, 2, "line 2 has no \"text\" field")
 	var fe *factlog.FieldError
-	require.True(t, errors.As(err, &fe), "Recover(%s) error = %s; want the *FieldError from DecodeEntry inside the "+
-		"*LineError (wrap it: LineError.Err)", short(text), describe(err))
+	require.ErrorAs(t, err, &fe, "Recover(%s) error = %s; want the *FieldError from DecodeEntry inside the "+
+		"*LineError, as its Err", short(text), describe(err))
 	assert.Equal(t, "text", fe.Field, "Recover(%s): FieldError.Field", short(text))
 
 	// A torn line that was followed by a newline is not a tail: it was
@@ -99,7 +110,7 @@ func TestLab4_1_BadCommittedLineNamesItsLine(t *testing.T) {
 	requireLineError(t, text, rec, err, 3, "line 3 ends in \"\\n\" but is not JSON: a committed line that is damaged "+
 		"is corruption, not an unfinished write")
 	var syntax *json.SyntaxError
-	assert.True(t, errors.As(err, &syntax), "Recover(%s) error = %s; want the *json.SyntaxError inside the *LineError",
+	assert.ErrorAs(t, err, &syntax, "Recover(%s) error = %s; want the *json.SyntaxError inside the *LineError",
 		short(text), describe(err))
 }
 
@@ -111,7 +122,7 @@ func TestLab4_1_BlankLinesKeepTheirNumber(t *testing.T) {
 	rec, err := factlog.Recover(text)
 	require.NoError(t, err, "Recover(%s): blank lines (spaces, tabs, \\r) are skipped, and a \\r before the \\n is "+
 		"JSON whitespace", short(text))
-	assert.Equal(t, []string{"a", "b"}, ids(rec.Entries), "Recover(%s)", short(text))
+	assert.Equal(t, []string{"a", "b"}, ids(rec.Entries), "Recover(%s): the blank lines are skipped", short(text))
 	assert.Nil(t, rec.Tail, "Recover(%s): it ends in \"\\n\"", short(text))
 
 	text = "\n\n" + a + "\n\n" + "not json\n" + b + "\n"
@@ -122,8 +133,9 @@ func TestLab4_1_BlankLinesKeepTheirNumber(t *testing.T) {
 	torn := `{"type":"assistant"`
 	text = "\n" + a + "\n\n" + torn
 	rec, err = factlog.Recover(text)
-	require.NoError(t, err, "Recover(%s)", short(text))
-	assert.Equal(t, []string{"a"}, ids(rec.Entries), "Recover(%s)", short(text))
+	require.NoError(t, err, "Recover(%s): want no error: a blank line, a, a blank line, then a torn last line, "+
+		"which is a tail and never decoded", short(text))
+	assert.Equal(t, []string{"a"}, ids(rec.Entries), "Recover(%s): a is the only committed entry", short(text))
 	assert.Equal(t, &factlog.UnterminatedTailError{Line: 4, Bytes: len(torn)}, rec.Tail,
 		"Recover(%s).Tail: a blank line, a, a blank line, then the tail on line 4", short(text))
 }
@@ -139,10 +151,11 @@ func TestLab4_1_TailLengthInBytes(t *testing.T) {
 		"\xe5\x90", // the first two of the three bytes of 名: the write stopped inside it
 	} {
 		rec, err := factlog.Recover(head + torn)
-		require.NoError(t, err, "Recover(%s)", short(head+torn))
+		require.NoError(t, err, "Recover(%s): want no error: one committed line and a tail, which is never decoded",
+			short(head+torn))
 		assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: len(torn)}, rec.Tail,
-			"Recover(%s).Tail: the tail is %d bytes long (%d characters); Bytes counts bytes, len(tail), the way "+
-				"a file's size does, never runes", short(head+torn), len(torn), len([]rune(torn)))
+			"Recover(%s).Tail: the tail is %s long (%s); Bytes counts bytes, len(tail), the way a file's size "+
+				"does, never runes", short(head+torn), plural(len(torn), "byte"), plural(len([]rune(torn)), "character"))
 	}
 }
 

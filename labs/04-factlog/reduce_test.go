@@ -5,7 +5,6 @@ package factlog_test
 //	go test -run Lab4_4
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 
@@ -28,6 +27,10 @@ func toolEnd(run int, id string) factlog.Event {
 }
 func end(run int) factlog.Event   { return factlog.Event{Kind: factlog.EventEnd, RunID: run} }
 func abort(run int) factlog.Event { return factlog.Event{Kind: factlog.EventAbort, RunID: run} }
+
+// wantNoRunError says why a Run of a queue of known kinds must not fail.
+const wantNoRunError = "want nil: every event of the queue is of a known kind, and Run's only error is the " +
+	"*UnknownEventError (rule 4.4.7)"
 
 // reduceAll folds events into s with Reduce.
 func reduceAll(s factlog.State, events ...factlog.Event) factlog.State {
@@ -65,31 +68,56 @@ func TestLab4_4_ARunAddsUp(t *testing.T) {
 		"Reduce(run 1, start(2)): a newer run starts afresh: nothing of run 1's deltas or tools is left")
 }
 
-// Rule 4.4.2: Reduce never changes the state it is given; two states
-// reduced from one share nothing.
+// Rule 4.4.2, 4.4.1: Reduce never changes the state it is given; two states
+// reduced from one share nothing. Each result is checked first for what the
+// event should do (rule 4.4.1), so that only a state that really changed is
+// blamed on sharing.
 func TestLab4_4_ReduceNeverChangesItsInput(t *testing.T) {
 	deltas := make([]string, 1, 8) // room to grow: append would write into it
 	deltas[0] = "a"
 	s0 := factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: deltas,
 		Tools: map[string]factlog.ToolStatus{"t1": factlog.ToolRunning}}
+	const s0is = "s0, run 1 running with Deltas [a] and tool t1 running"
 
 	s1 := factlog.Reduce(s0, delta(1, "b"))
+	require.Equal(t, []string{"a", "b"}, s1.Deltas, "s1 := Reduce(%s, delta(1, b)).Deltas: a delta of the running "+
+		"run appends its text to the deltas (rule 4.4.1)", s0is)
+	requireUnchanged(t, s0, deltas, "s1 := Reduce(s0, delta(1, b))")
+
 	s2 := factlog.Reduce(s0, delta(1, "c"))
-	assert.Equal(t, []string{"a", "b"}, s1.Deltas, "s1 := Reduce(s0, delta b), then s2 := Reduce(s0, delta c): s1.Deltas "+
-		"changed. s0.Deltas has spare capacity, so append(s0.Deltas, ...) writes into the array s0 shares: copy first")
-	assert.Equal(t, []string{"a", "c"}, s2.Deltas, "Reduce(s0, delta c).Deltas")
+	require.Equal(t, []string{"a", "c"}, s2.Deltas, "s2 := Reduce(%s, delta(1, c)).Deltas: a delta of the running "+
+		"run appends its text to the deltas (rule 4.4.1)", s0is)
+	requireUnchanged(t, s0, deltas, "s2 := Reduce(s0, delta(1, c))")
+	require.Equal(t, []string{"a", "b"}, s1.Deltas, "s1 := Reduce(s0, delta b), then s2 := Reduce(s0, delta c): "+
+		"s1.Deltas changed. s0.Deltas has spare capacity, so append(s0.Deltas, ...) writes into the array s0 "+
+		"shares, and both results use it: copy first (s0.Clone())")
 
 	s3 := factlog.Reduce(s0, toolEnd(1, "t1"))
-	s4 := factlog.Reduce(s0, toolStart(1, "t2"))
-	assert.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolDone}, s3.Tools, "Reduce(s0, tool_end t1).Tools")
-	assert.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolRunning, "t2": factlog.ToolRunning}, s4.Tools,
-		"Reduce(s0, tool_start t2).Tools")
+	require.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolDone}, s3.Tools, "s3 := Reduce(%s, "+
+		"tool_end(1, t1)).Tools: tool_end sets the tool done (rule 4.4.1)", s0is)
+	requireUnchanged(t, s0, deltas, "s3 := Reduce(s0, tool_end(1, t1))")
 
-	assert.Equal(t, []string{"a"}, s0.Deltas, "Reduce changed the Deltas of the state it was given")
-	assert.Equal(t, "a", deltas[:2][0], "Reduce changed the Deltas of the state it was given")
-	assert.Empty(t, deltas[:2][1], "Reduce wrote into the spare capacity of the given state's Deltas")
-	assert.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolRunning}, s0.Tools,
-		"Reduce changed the Tools map of the state it was given: a map is a reference, so copy it before you write")
+	s4 := factlog.Reduce(s0, toolStart(1, "t2"))
+	require.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolRunning, "t2": factlog.ToolRunning}, s4.Tools,
+		"s4 := Reduce(%s, tool_start(1, t2)).Tools: tool_start sets the tool running, and t1 stays as it was in s0 "+
+			"(rule 4.4.1)", s0is)
+	requireUnchanged(t, s0, deltas, "s4 := Reduce(s0, tool_start(1, t2))")
+	assert.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolDone}, s3.Tools, "s3 := Reduce(s0, tool_end t1), "+
+		"then s4 := Reduce(s0, tool_start t2): s3.Tools changed: the two results share one map. Give each its own "+
+		"(s0.Clone())")
+}
+
+// requireUnchanged requires that s0, the state the test handed to Reduce,
+// and its Deltas' array (deltas, which has spare capacity) are as the test
+// made them: Deltas [a] with nothing written after it, Tools {t1: running}.
+func requireUnchanged(t *testing.T, s0 factlog.State, deltas []string, call string) {
+	t.Helper()
+	require.Equal(t, []string{"a"}, s0.Deltas, "%s changed the Deltas of the state it was given", call)
+	require.Empty(t, deltas[:2][1], "%s wrote %q into the spare capacity of the given state's Deltas: "+
+		"append(s0.Deltas, x) writes into the array s0 shares when it has room, so the next state reduced from s0 "+
+		"overwrites this one's last delta. Copy first (state.Clone())", call, deltas[:2][1])
+	require.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolRunning}, s0.Tools, "%s changed the Tools map "+
+		"of the state it was given: a map is a reference, so copy it (state.Clone()) before you write", call)
 }
 
 // Rule 4.4.3: late events of an earlier run, and events after a run ended,
@@ -128,7 +156,7 @@ func TestLab4_4_SubscribersGetCopies(t *testing.T) {
 	k := factlog.NewKernel(vandal, watcher)
 
 	got, err := k.Run([]factlog.Event{start(1), delta(1, "hello"), toolStart(1, "t1")})
-	require.NoError(t, err, "Kernel.Run(start, delta, tool_start)")
+	require.NoError(t, err, "Kernel.Run(start, delta, tool_start): "+wantNoRunError)
 	want := factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"hello"},
 		Tools: map[string]factlog.ToolStatus{"t1": factlog.ToolRunning}}
 	assert.Equal(t, want, got, "Run returns the state after the queue")
@@ -138,7 +166,7 @@ func TestLab4_4_SubscribersGetCopies(t *testing.T) {
 		"subscriber must get a copy of its own")
 
 	got, err = k.Run([]factlog.Event{delta(1, " world")})
-	require.NoError(t, err, "Kernel.Run(delta)")
+	require.NoError(t, err, "Kernel.Run(delta): "+wantNoRunError)
 	assert.Equal(t, []string{"hello", " world"}, got.Deltas, "a subscriber changed the kernel's own Deltas: give "+
 		"subscribers State.Clone(), never the kernel's slice")
 	assert.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolRunning}, got.Tools, "a subscriber changed the "+
@@ -146,7 +174,7 @@ func TestLab4_4_SubscribersGetCopies(t *testing.T) {
 
 	got.Deltas[0] = "changed by the caller"
 	got, err = k.Run(nil)
-	require.NoError(t, err, "Kernel.Run(nil)")
+	require.NoError(t, err, "Kernel.Run(nil): "+wantNoRunError)
 	assert.Equal(t, []string{"hello", " world"}, got.Deltas, "the caller changed the state Run returned, and the "+
 		"kernel changed with it: Run returns a copy too")
 }
@@ -156,11 +184,11 @@ func TestLab4_4_SubscribersGetCopies(t *testing.T) {
 func TestLab4_4_AbortOvertakesQueue(t *testing.T) {
 	k := factlog.NewKernel()
 	_, err := k.Run([]factlog.Event{start(1), delta(1, "one")})
-	require.NoError(t, err, "Kernel.Run(start(1), delta)")
+	require.NoError(t, err, "Kernel.Run(start(1), delta): "+wantNoRunError)
 
 	queue := []factlog.Event{delta(1, " two"), toolStart(1, "t1"), abort(1), delta(1, " three")}
 	got, err := k.Run(queue)
-	require.NoError(t, err, "Kernel.Run(delta, tool_start, abort, delta)")
+	require.NoError(t, err, "Kernel.Run(delta, tool_start, abort, delta): "+wantNoRunError)
 	assert.Equal(t, factlog.StatusAborted, got.Status, "Run(...): run 1 was aborted")
 	assert.Equal(t, []string{"one"}, got.Deltas, "Run(delta, tool_start, abort, delta): the abort is handled before "+
 		"the events queued with it, so none of them reach the aborted run. A cancel that waits its turn in the queue "+
@@ -170,7 +198,7 @@ func TestLab4_4_AbortOvertakesQueue(t *testing.T) {
 		"Run changed the caller's queue: find the aborts without reordering the caller's slice")
 
 	got, err = k.Run([]factlog.Event{start(2), delta(2, "a"), delta(2, "b")})
-	require.NoError(t, err, "Kernel.Run(start(2), delta, delta)")
+	require.NoError(t, err, "Kernel.Run(start(2), delta, delta): "+wantNoRunError)
 	assert.Equal(t, []string{"a", "b"}, got.Deltas, "events that are not aborts keep their order")
 }
 
@@ -179,18 +207,18 @@ func TestLab4_4_UnknownEventAppliesNothing(t *testing.T) {
 	told := 0
 	k := factlog.NewKernel(func(factlog.State) { told++ })
 	_, err := k.Run([]factlog.Event{start(1), delta(1, "ok")})
-	require.NoError(t, err, "Kernel.Run(start(1), delta)")
+	require.NoError(t, err, "Kernel.Run(start(1), delta): "+wantNoRunError)
 	require.Equal(t, 1, told, "the subscriber is told after a Run")
 
 	_, err = k.Run([]factlog.Event{delta(1, " more"), {Kind: "retry", RunID: 1}, end(1)})
 	var unknown *factlog.UnknownEventError
-	require.True(t, errors.As(err, &unknown), "Kernel.Run(delta, retry, end) error = %s; want an *UnknownEventError: "+
+	require.ErrorAs(t, err, &unknown, "Kernel.Run(delta, retry, end) error = %s; want an *UnknownEventError: "+
 		"\"retry\" is not an event kind", describe(err))
 	assert.Equal(t, factlog.UnknownEventError{Index: 1, Kind: "retry"}, *unknown, "the error names the event's index and kind")
 	assert.Equal(t, 1, told, "a refused queue tells no subscriber: nothing changed")
 
 	got, err := k.Run(nil)
-	require.NoError(t, err, "Kernel.Run(nil)")
+	require.NoError(t, err, "Kernel.Run(nil): "+wantNoRunError)
 	assert.Equal(t, factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"ok"}}, normal(got),
 		"nothing of the refused queue was applied, not even the delta before the unknown event")
 }
@@ -202,17 +230,17 @@ func TestLab4_4_UnknownEventAppliesNothing(t *testing.T) {
 func TestLab4_4_AbortsFirstThenTheRestInOrder(t *testing.T) {
 	k := factlog.NewKernel()
 	_, err := k.Run([]factlog.Event{start(1), delta(1, "a")})
-	require.NoError(t, err, "Kernel.Run(start(1), delta(1))")
+	require.NoError(t, err, "Kernel.Run(start(1), delta(1)): "+wantNoRunError)
 
 	got, err := k.Run([]factlog.Event{delta(1, "b"), abort(1), start(2), delta(2, "x"), delta(2, "y")})
-	require.NoError(t, err, "Kernel.Run(delta(1), abort(1), start(2), delta(2), delta(2))")
+	require.NoError(t, err, "Kernel.Run(delta(1), abort(1), start(2), delta(2), delta(2)): "+wantNoRunError)
 	assert.Equal(t, factlog.State{RunID: 2, Status: factlog.StatusRunning, Deltas: []string{"x", "y"}}, normal(got),
 		"run 1 running, then Run(delta(1) b, abort(1), start(2), delta(2) x, delta(2) y): abort(1) is applied first "+
 			"and stops run 1 (so delta b is late), then start(2) begins run 2 and its deltas follow. An abort stops its "+
 			"run; it does not throw away the rest of the queue")
 
 	got, err = k.Run([]factlog.Event{start(3), delta(3, "p"), abort(3), delta(3, "q")})
-	require.NoError(t, err, "Kernel.Run(start(3), delta(3), abort(3), delta(3))")
+	require.NoError(t, err, "Kernel.Run(start(3), delta(3), abort(3), delta(3)): "+wantNoRunError)
 	assert.Equal(t, factlog.State{RunID: 3, Status: factlog.StatusRunning, Deltas: []string{"p", "q"}}, normal(got),
 		"run 2 running, then Run(start(3), delta(3) p, abort(3), delta(3) q): the aborts are applied first, to the "+
 			"state before the queue, where run 3 has not started: abort(3) is of no current run and ignored "+
@@ -229,16 +257,16 @@ func TestLab4_4_AbortsFirstThenTheRestInOrder(t *testing.T) {
 		}
 	}
 	got, err = k.Run(queue)
-	require.NoError(t, err, "Kernel.Run(start(4), 20 deltas with a late abort(2) among them)")
+	require.NoError(t, err, "Kernel.Run(start(4), 20 deltas with a late abort(2) among them): "+wantNoRunError)
 	assert.Equal(t, want, got.Deltas, "Run(start(4), d00 … d19, with abort(2) after d13): the events that are not "+
 		"aborts keep exactly their queue order. sort.Slice is not stable: it may reorder them; loop twice over "+
 		"the queue instead")
 	assert.Equal(t, factlog.StatusRunning, got.Status, "abort(2) is of an earlier run: run 4 goes on")
 }
 
-// Rule 4.4.7: Run's error is nil for every queue of known kinds, whatever
-// Reduce makes of it; an unknown kind is the only error, and it comes with
-// the zero State.
+// Rule 4.4.7, 4.4.6: Run's error is nil for every queue of known kinds,
+// whatever Reduce makes of it; an unknown kind is the only error, and it
+// comes with the zero State.
 func TestLab4_4_RunErrsOnlyOnUnknownKinds(t *testing.T) {
 	k := factlog.NewKernel()
 	for _, tc := range []struct {
@@ -270,13 +298,13 @@ func TestLab4_4_RunErrsOnlyOnUnknownKinds(t *testing.T) {
 
 	got, err := k.Run([]factlog.Event{start(3), delta(3, "c"), {Kind: "pause", RunID: 3}})
 	var unknown *factlog.UnknownEventError
-	require.True(t, errors.As(err, &unknown), "Kernel.Run(start(3), delta(3), pause) error = %s; want an "+
+	require.ErrorAs(t, err, &unknown, "Kernel.Run(start(3), delta(3), pause) error = %s; want an "+
 		"*UnknownEventError", describe(err))
 	assert.Equal(t, factlog.State{}, got, "Kernel.Run(start(3), delta(3), pause) returned a state with its error; "+
 		"want the zero State{}: a state that comes with an error is not one to use (not run 3, which never started, "+
 		"and not the kernel's state either: Run(nil) asks for that)")
 	got, err = k.Run(nil)
-	require.NoError(t, err, "Kernel.Run(nil) after a refused queue")
+	require.NoError(t, err, "Kernel.Run(nil) after a refused queue: "+wantNoRunError)
 	assert.Equal(t, factlog.State{RunID: 2, Status: factlog.StatusRunning, Deltas: []string{"b"}}, normal(got),
 		"the refused queue changed nothing: the kernel still holds run 2")
 }
@@ -296,7 +324,7 @@ func TestLab4_4_SubscribersToldOnceAfterTheQueue(t *testing.T) {
 	k := factlog.NewKernel(sub("first"), sub("second"))
 
 	got, err := k.Run([]factlog.Event{start(1), delta(1, "a"), toolStart(1, "t1"), delta(1, "b"), toolEnd(1, "t1")})
-	require.NoError(t, err, "Kernel.Run(start, delta, tool_start, delta, tool_end)")
+	require.NoError(t, err, "Kernel.Run(start, delta, tool_start, delta, tool_end): "+wantNoRunError)
 	require.Equal(t, []string{"first", "second"}, calls, "after Run(5 events) returned, the subscribers were called "+
 		"%v; want each once, in NewKernel's order, and before Run returns: a subscriber hears about a Run, not "+
 		"about every event in it", calls)
@@ -310,7 +338,7 @@ func TestLab4_4_SubscribersToldOnceAfterTheQueue(t *testing.T) {
 
 	calls, seen = nil, nil
 	_, err = k.Run(nil)
-	require.NoError(t, err, "Kernel.Run(nil)")
+	require.NoError(t, err, "Kernel.Run(nil): "+wantNoRunError)
 	assert.Equal(t, []string{"first", "second"}, calls, "Run(nil) changed nothing, and still every subscriber is "+
 		"told once: every Run that returns no error tells them")
 	for i, s := range seen {
@@ -319,13 +347,15 @@ func TestLab4_4_SubscribersToldOnceAfterTheQueue(t *testing.T) {
 
 	calls, seen = nil, nil
 	_, err = k.Run([]factlog.Event{delta(0, "from no run"), start(1)})
-	require.NoError(t, err, "Kernel.Run(delta(0), start(1))")
+	require.NoError(t, err, "Kernel.Run(delta(0), start(1)): "+wantNoRunError)
 	assert.Equal(t, []string{"first", "second"}, calls, "a Run whose events were all ignored tells every "+
 		"subscriber once too")
 
 	calls, seen = nil, nil
 	_, err = k.Run([]factlog.Event{end(1), {Kind: "stop", RunID: 1}})
-	require.Error(t, err, "Kernel.Run(end, stop): stop is not an event kind")
+	var unknown *factlog.UnknownEventError
+	require.ErrorAs(t, err, &unknown, "Kernel.Run(end, stop) error = %s; want an *UnknownEventError: stop is not an "+
+		"event kind", describe(err))
 	assert.Empty(t, calls, "a refused queue tells no subscriber (rule 4.4.6)")
 }
 
@@ -336,14 +366,14 @@ func TestLab4_4_RefusedQueueAbortsNothing(t *testing.T) {
 	told := 0
 	k := factlog.NewKernel(func(factlog.State) { told++ })
 	_, err := k.Run([]factlog.Event{start(1), delta(1, "a")})
-	require.NoError(t, err, "Kernel.Run(start(1), delta(1))")
+	require.NoError(t, err, "Kernel.Run(start(1), delta(1)): "+wantNoRunError)
 
 	got, err := k.Run([]factlog.Event{abort(1), {Kind: "pause", RunID: 1}})
 	var unknown *factlog.UnknownEventError
-	require.True(t, errors.As(err, &unknown), "Kernel.Run(abort(1), pause) error = %s; want an *UnknownEventError", describe(err))
+	require.ErrorAs(t, err, &unknown, "Kernel.Run(abort(1), pause) error = %s; want an *UnknownEventError", describe(err))
 	assert.Equal(t, factlog.State{}, got, "a refused queue comes with the zero State")
 	got, err = k.Run(nil)
-	require.NoError(t, err, "Kernel.Run(nil) after the refused queue")
+	require.NoError(t, err, "Kernel.Run(nil) after the refused queue: "+wantNoRunError)
 	assert.Equal(t, factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"a"}}, normal(got),
 		"run 1 running, then Run(abort(1), pause) was refused: nothing of it is applied, not even the abort before the "+
 			"unknown event. Check every kind before the first pass applies anything")
@@ -380,7 +410,7 @@ func TestLab4_4_KernelKeepsItsOwnSubscribers(t *testing.T) {
 	k := factlog.NewKernel(subs...)
 	subs[0] = func(factlog.State) { told = append(told, "a stranger") }
 	_, err := k.Run([]factlog.Event{start(1)})
-	require.NoError(t, err, "Kernel.Run(start(1))")
+	require.NoError(t, err, "Kernel.Run(start(1)): "+wantNoRunError)
 	assert.Equal(t, []string{"first", "second"}, told, "NewKernel(subs...), then the caller set subs[0] to another "+
 		"function: the kernel must still tell the subscribers it was given. NewKernel(subs...) hands it the caller's "+
 		"own slice, so keep a copy (slices.Clone)")

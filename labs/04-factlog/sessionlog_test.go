@@ -18,18 +18,55 @@ import (
 	factlog "github.com/coursekit/course/labs/04-factlog"
 )
 
-// requireTainted requires that err is a *TaintedError whose cause matches
-// cause, and that the call wrote nothing.
+// appendOnce calls log.Append(e) and returns its error, after requiring that
+// the call made at most one call to the write function. The tests of 4.3
+// count the calls to tell what an Append wrote, and make the fake fail the
+// call they choose: an Append that writes one entry in two calls (the line,
+// then "\n") would have its mistake blamed on another rule, so it is named
+// here first.
+func appendOnce(t *testing.T, w *fakeWriter, log *factlog.SessionLog, e factlog.Entry) error {
+	t.Helper()
+	before := len(w.calls)
+	err := log.Append(e)
+	if n := len(w.calls) - before; n > 1 {
+		require.Failf(t, "one Append, more than one write", "Append(%q) made %d calls to the write function for "+
+			"one entry, %s, and returned %s. Want one call per Append, the whole line with its newline (rule 4.3.1): "+
+			"the newline is the line's commit mark and goes in the same write as the line. The tests of 4.3 count the "+
+			"calls to tell what each Append wrote, and make the fake fail the call they choose: with two calls per "+
+			"Append, their later checks would blame other rules",
+			e.ID, n, w.writes(before), describe(err))
+	}
+	return err
+}
+
+// requireTainted requires that err, what an Append of a tainted log
+// returned, is a *TaintedError whose cause matches cause, and that the call
+// wrote nothing: the write function still has callsBefore calls.
 func requireTainted(t *testing.T, w *fakeWriter, callsBefore int, err error, cause error, what string) {
 	t.Helper()
 	var tainted *factlog.TaintedError
-	require.True(t, errors.As(err, &tainted), "%s: error = %s; want a *TaintedError. Lab 4.3: once a write failed, "+
-		"the storage may end in half a line, and the log refuses every later append for good", what, describe(err))
-	assert.True(t, errors.Is(err, factlog.ErrTainted), "%s: errors.Is(err, ErrTainted)", what)
-	assert.True(t, errors.Is(err, cause), "%s: error = %s; want it to carry the cause, %v (TaintedError.Err)", what,
-		describe(err), cause)
-	assert.Len(t, w.calls, callsBefore, "%s: the write function was called again. A tainted log writes nothing, or "+
-		"the new line would be glued to the half line before it: %q", what, w.callStrings())
+	require.ErrorAs(t, err, &tainted, "%s: error = %s; want a *TaintedError. Lab 4.3: once a write failed, the "+
+		"storage may end in half a line, and the log refuses every later append for good%s", what, describe(err),
+		taintComesFirst(err))
+	assert.ErrorIs(t, err, factlog.ErrTainted, "%s: errors.Is(err, ErrTainted): a *TaintedError matches it", what)
+	assert.ErrorIs(t, err, cause, "%s: error = %s; want it to carry the cause, %s, as TaintedError.Err", what,
+		describe(err), describe(cause))
+	assert.Equal(t, callsBefore, len(w.calls), "%s: the write function was called again, with %s. A tainted log "+
+		"writes nothing, or the new line would be glued to the half line before it", what, w.writes(callsBefore))
+}
+
+// taintComesFirst explains, when err is a refusal of the entry, that the
+// taint is checked before the entry; it returns "" for any other error.
+func taintComesFirst(err error) string {
+	var dup *factlog.DuplicateIDError
+	var broken *factlog.BrokenChainError
+	var field *factlog.FieldError
+	if errors.As(err, &dup) || errors.As(err, &broken) || errors.As(err, &field) {
+		return ". Append judged the entry before it looked at the taint: check the taint first, whatever the " +
+			"entry (rule 4.3.4). A tainted log that answers \"duplicate id\" or \"unknown parent\" looks as if it " +
+			"still worked and only this entry were wrong; the only honest answer is that it has stopped, and why"
+	}
+	return ""
 }
 
 // Rule 4.3.1, 4.3.5: each append writes its entry's line and "\n", in one
@@ -39,7 +76,9 @@ func TestLab4_3_AppendWritesOneLineEach(t *testing.T) {
 	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
 	var want []string
 	for _, e := range seedTree() {
-		require.NoError(t, log.Append(e), "Append(%q) on a healthy log", e.ID)
+		err := appendOnce(t, w, log, e)
+		require.NoError(t, err, "Append(%q) on a healthy log: want nil, the entry written and committed: it is "+
+			"valid, its id is new, and it is a root or its parent is in the log", e.ID)
 		want = append(want, line(t, e)+"\n")
 	}
 	assert.Equal(t, want, w.callStrings(), "one call to the write function per Append, with exactly "+
@@ -47,7 +86,8 @@ func TestLab4_3_AppendWritesOneLineEach(t *testing.T) {
 	assert.Equal(t, seedTree(), log.Entries(), "Entries(): the committed entries, in the order they were appended")
 
 	rec, err := factlog.Recover(w.stored.String())
-	require.NoError(t, err, "Recover(what the log wrote)")
+	require.NoError(t, err, "Recover(what the log wrote): want no error: every line the log writes is an entry "+
+		"EncodeEntry accepted, and its \"\\n\"")
 	assert.Equal(t, seedTree(), rec.Entries, "what the log wrote recovers as what was appended")
 	assert.Nil(t, rec.Tail, "every line the log writes ends in \"\\n\"")
 }
@@ -57,28 +97,31 @@ func TestLab4_3_AppendWritesOneLineEach(t *testing.T) {
 func TestLab4_3_RefusedEntryWritesNothing(t *testing.T) {
 	w := newFakeWriter()
 	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
-	require.NoError(t, log.Append(user("r", "", "start")), "Append(root r) on an empty log")
+	r := user("r", "", "start")
+	require.NoError(t, appendOnce(t, w, log, r), "Append(root r) on an empty log: want nil: a root needs no parent")
 
-	err := log.Append(assistant("r", "", "another r"))
+	err := appendOnce(t, w, log, assistant("r", "", "another r"))
 	var dup *factlog.DuplicateIDError
-	require.True(t, errors.As(err, &dup), "Append(a second entry with id r) error = %s; want a *DuplicateIDError: "+
+	require.ErrorAs(t, err, &dup, "Append(a second entry with id r) error = %s; want a *DuplicateIDError: "+
 		"two entries with one id would make the tree ambiguous", describe(err))
-	assert.Equal(t, "r", dup.ID, "DuplicateIDError.ID")
+	assert.Equal(t, "r", dup.ID, "DuplicateIDError.ID names the taken id")
 
-	err = log.Append(assistant("a", "nope", "ok"))
+	err = appendOnce(t, w, log, assistant("a", "nope", "ok"))
 	var broken *factlog.BrokenChainError
-	require.True(t, errors.As(err, &broken), "Append(a with parent nope) error = %s; want a *BrokenChainError: the log "+
+	require.ErrorAs(t, err, &broken, "Append(a with parent nope) error = %s; want a *BrokenChainError: the log "+
 		"holds no entry nope, and writing a would put a broken chain on disk", describe(err))
-	assert.Equal(t, factlog.BrokenChainError{ChildID: "a", ParentID: "nope"}, *broken, "BrokenChainError fields")
+	assert.Equal(t, factlog.BrokenChainError{ChildID: "a", ParentID: "nope"}, *broken, "BrokenChainError names the "+
+		"entry refused and the parent the log does not hold")
 
-	err = log.Append(factlog.Entry{Type: "system", ID: "s", ParentID: "r", Text: "?"})
+	err = appendOnce(t, w, log, factlog.Entry{Type: "system", ID: "s", ParentID: "r", Text: "?"})
 	var fe *factlog.FieldError
-	require.True(t, errors.As(err, &fe), "Append(an entry of type \"system\") error = %s; want the *FieldError of "+
-		"EncodeEntry", describe(err))
+	require.ErrorAs(t, err, &fe, "Append(an entry of type \"system\") error = %s; want the *FieldError of "+
+		"EncodeEntry: the type is user, assistant or tool", describe(err))
 
-	assert.Len(t, w.calls, 1, "a refused entry is refused before the write function is called: calls = %q", w.callStrings())
-	require.NoError(t, log.Append(assistant("a", "r", "ok")), "Append(a valid child of r) after three refusals: "+
-		"a refusal writes nothing, so it does not taint the log")
+	assert.Equal(t, []string{line(t, r) + "\n"}, w.callStrings(), "after Append(r) and three refused entries, the "+
+		"only write is r's line: a refused entry is refused before the write function is called")
+	require.NoError(t, appendOnce(t, w, log, assistant("a", "r", "ok")), "Append(a valid child of r) after three "+
+		"refusals: want nil: a refusal writes nothing, so it does not taint the log")
 	assert.Equal(t, []string{"r", "a"}, ids(log.Entries()), "Entries(): refused entries are not in it")
 }
 
@@ -88,23 +131,26 @@ func TestLab4_3_FailedWriteTaints(t *testing.T) {
 	w := newFakeWriter()
 	w.failCall(2, 10, errDiskFull)
 	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
-	require.NoError(t, log.Append(user("r", "", "start")), "Append(r): the first write succeeds")
+	require.NoError(t, appendOnce(t, w, log, user("r", "", "start")), "Append(r) on an empty log, whose write "+
+		"succeeds (the fake fails only its second call, the next Append's): want nil")
 
-	err := log.Append(assistant("a", "r", "ok"))
+	err := appendOnce(t, w, log, assistant("a", "r", "ok"))
 	var we *factlog.WriteError
-	require.True(t, errors.As(err, &we), "Append(a), whose write failed after 10 bytes, error = %s; want a *WriteError",
+	require.ErrorAs(t, err, &we, "Append(a), whose write failed after 10 bytes, error = %s; want a *WriteError",
 		describe(err))
 	assert.Equal(t, "a", we.ID, "WriteError.ID names the entry whose write failed")
-	assert.True(t, errors.Is(err, errDiskFull), "Append(a) error = %s; want it to wrap the write function's error", describe(err))
-	assert.True(t, we.Err == errDiskFull, "Append(a): WriteError.Err = %s; want the very error the write function "+
+	assert.ErrorIs(t, err, errDiskFull, "Append(a) error = %s; want it to wrap the write function's error",
+		describe(err))
+	assert.Same(t, errDiskFull, we.Err, "Append(a): WriteError.Err = %s; want the very error the write function "+
 		"returned (%s), not a wrapper of it: errors.Is sees through a wrapper, a reader of the field does not",
 		describe(we.Err), describe(errDiskFull))
 	assert.Equal(t, []string{"r"}, ids(log.Entries()), "Entries(): a's write failed, so a is not committed")
 
-	err = log.Append(user("b", "r", "are you there?"))
+	err = appendOnce(t, w, log, user("b", "r", "are you there?"))
 	requireTainted(t, w, 2, err, errDiskFull, "Append(b) after the failed write of a")
-	assert.True(t, errors.As(err, &we) && we.ID == "a", "Append(b) error = %s; want it to carry a's *WriteError, "+
-		"the reason the log stopped", describe(err))
+	require.ErrorAs(t, err, &we, "Append(b) error = %s; want it to carry a's *WriteError, the reason the log "+
+		"stopped", describe(err))
+	assert.Equal(t, "a", we.ID, "Append(b): the *WriteError it carries is a's, the reason the log stopped")
 	assert.Equal(t, line(t, user("r", "", "start"))+"\n"+line(t, assistant("a", "r", "ok"))[:10], w.stored.String(),
 		"the storage holds r and the first 10 bytes of a: exactly the half line the log must never write after")
 }
@@ -115,8 +161,8 @@ func TestLab4_3_TaintedForGood(t *testing.T) {
 	w := newFakeWriter()
 	w.failCall(1, 0, errDiskFull)
 	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
-	err := log.Append(user("r", "", "start"))
-	require.True(t, errors.Is(err, errDiskFull), "Append(r), whose write failed, error = %s; want it to wrap the "+
+	err := appendOnce(t, w, log, user("r", "", "start"))
+	require.ErrorIs(t, err, errDiskFull, "Append(r), whose write failed, error = %s; want it to wrap the "+
 		"write function's error", describe(err))
 
 	// Call 2 and later of the fake would succeed now: the log must not try.
@@ -128,7 +174,7 @@ func TestLab4_3_TaintedForGood(t *testing.T) {
 		user("r3", "", "one more"),
 	}
 	for _, e := range later {
-		err := log.Append(e)
+		err := appendOnce(t, w, log, e)
 		requireTainted(t, w, 1, err, errDiskFull, fmt.Sprintf("Append(entry %q) after a failed write", e.ID))
 	}
 	assert.Empty(t, log.Entries(), "Entries(): nothing was committed")
@@ -139,11 +185,12 @@ func TestLab4_3_TaintedForGood(t *testing.T) {
 func TestLab4_3_EntriesIsANewSlice(t *testing.T) {
 	w := newFakeWriter()
 	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
-	require.NoError(t, log.Append(user("r", "", "start")), "Append(r)")
-	require.NoError(t, log.Append(assistant("a", "r", "ok")), "Append(a)")
+	require.NoError(t, appendOnce(t, w, log, user("r", "", "start")), "Append(root r) on an empty log: want nil")
+	require.NoError(t, appendOnce(t, w, log, assistant("a", "r", "ok")), "Append(a, a child of r): want nil")
 
 	got := log.Entries()
-	require.Len(t, got, 2, "Entries() after two appends")
+	require.Equal(t, []string{"r", "a"}, ids(got), "Entries() after Append(r) and Append(a): the two entries, in "+
+		"append order")
 	got[0].Text = "rewritten by the caller"
 	got[1].ID = "z"
 	assert.Equal(t, []factlog.Entry{user("r", "", "start"), assistant("a", "r", "ok")}, log.Entries(),
@@ -154,7 +201,7 @@ func TestLab4_3_EntriesIsANewSlice(t *testing.T) {
 // and writes only new lines.
 func TestLab4_3_OpenGoesOnFromRecovery(t *testing.T) {
 	rec, err := factlog.Recover(committed(lines(t, user("r", "", "start"), assistant("m1", "r", "ok"))...))
-	require.NoError(t, err, "test setup: Recover")
+	require.NoError(t, err, "test setup: Recover(two committed lines) must not fail")
 	w := newFakeWriter()
 	log := factlog.OpenSessionLog(w.write, rec)
 	assert.Equal(t, []string{"r", "m1"}, ids(log.Entries()), "Entries() of a log opened over two recovered entries")
@@ -164,12 +211,14 @@ func TestLab4_3_OpenGoesOnFromRecovery(t *testing.T) {
 		"still the caller's")
 
 	var dup *factlog.DuplicateIDError
-	assert.True(t, errors.As(log.Append(user("m1", "r", "again")), &dup), "Append(m1) when m1 was recovered: want a "+
-		"*DuplicateIDError, the recovered entries count")
-	require.NoError(t, log.Append(user("m2", "m1", "next")), "Append(m2, a child of the recovered m1)")
+	err = appendOnce(t, w, log, user("m1", "r", "again"))
+	assert.ErrorAs(t, err, &dup, "Append(m1) when m1 was recovered: error = %s; want a *DuplicateIDError, the "+
+		"recovered entries count", describe(err))
+	require.NoError(t, appendOnce(t, w, log, user("m2", "m1", "next")), "Append(m2, a child of the recovered m1): "+
+		"want nil: the recovered m1 counts as the parent")
 	assert.Equal(t, []string{line(t, user("m2", "m1", "next")) + "\n"}, w.callStrings(),
 		"the only write is m2's line: the recovered lines are in the storage already and are never written again")
-	assert.Equal(t, []string{"r", "m1", "m2"}, ids(log.Entries()), "Entries()")
+	assert.Equal(t, []string{"r", "m1", "m2"}, ids(log.Entries()), "Entries(): the recovered entries, then m2")
 }
 
 // Rule 4.3.6: a log opened over a recovery with a torn tail is tainted from
@@ -177,16 +226,17 @@ func TestLab4_3_OpenGoesOnFromRecovery(t *testing.T) {
 func TestLab4_3_OpenOverATailStartsTainted(t *testing.T) {
 	text := committed(line(t, user("r", "", "start"))) + `{"type":"assistant","id":"a","pa`
 	rec, err := factlog.Recover(text)
-	require.NoError(t, err, "test setup: Recover")
+	require.NoError(t, err, "test setup: Recover(%s) must not fail", short(text))
 	require.NotNil(t, rec.Tail, "test setup: Recover(%s) must report the tail", short(text))
 
 	w := newFakeWriter()
 	log := factlog.OpenSessionLog(w.write, rec)
-	err = log.Append(assistant("b", "r", "ok"))
+	err = appendOnce(t, w, log, assistant("b", "r", "ok"))
 	requireTainted(t, w, 0, err, factlog.ErrUnterminatedTail, "Append(b) on a log opened over a torn last line")
 	var tail *factlog.UnterminatedTailError
-	require.True(t, errors.As(err, &tail), "error = %s; want the recovery's *UnterminatedTailError as the cause", describe(err))
-	assert.Equal(t, 2, tail.Line, "the cause names the torn line")
+	require.ErrorAs(t, err, &tail, "Append(b) on a log opened over a torn last line: error = %s; want the "+
+		"recovery's *UnterminatedTailError as the cause", describe(err))
+	assert.Equal(t, 2, tail.Line, "the cause names the torn line, line 2")
 	assert.Equal(t, []string{"r"}, ids(log.Entries()), "the committed entries are still readable")
 }
 
@@ -196,31 +246,36 @@ func TestLab4_3_SameEntryTwiceIsADuplicate(t *testing.T) {
 	w := newFakeWriter()
 	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
 	r := user("r", "", "start")
-	require.NoError(t, log.Append(r), "Append(r) on an empty log")
+	require.NoError(t, appendOnce(t, w, log, r), "Append(root r) on an empty log: want nil")
 
-	err := log.Append(r)
+	err := appendOnce(t, w, log, r)
 	var dup *factlog.DuplicateIDError
-	require.True(t, errors.As(err, &dup), "Append(r) twice, the very same entry: error = %s; want a "+
+	require.ErrorAs(t, err, &dup, "Append(r) twice, the very same entry: error = %s; want a "+
 		"*DuplicateIDError. An append is a new fact: the log does not compare it with what it holds, it refuses the "+
 		"taken id (appending it again would put two lines with id r in the file)", describe(err))
-	assert.Equal(t, "r", dup.ID, "DuplicateIDError.ID")
-	assert.Len(t, w.calls, 1, "the second Append(r) wrote: calls = %q", w.callStrings())
+	assert.Equal(t, "r", dup.ID, "DuplicateIDError.ID names the taken id")
+	assert.Equal(t, []string{line(t, r) + "\n"}, w.callStrings(), "the second Append(r) was refused, so the only "+
+		"write is the first one's")
 
-	err = log.Append(assistant("r", "gone", "taken id and unknown parent"))
-	require.True(t, errors.As(err, &dup), "Append(id r, parent gone) error = %s; want the *DuplicateIDError: the "+
+	err = appendOnce(t, w, log, assistant("r", "gone", "taken id and unknown parent"))
+	require.ErrorAs(t, err, &dup, "Append(id r, parent gone) error = %s; want the *DuplicateIDError: the "+
 		"checks run in the order EncodeEntry, id, parent, and the first that fails answers", describe(err))
 	var fe *factlog.FieldError
-	err = log.Append(factlog.Entry{Type: "system", ID: "r", ParentID: "gone", Text: "invalid, taken id, unknown parent"})
-	assert.True(t, errors.As(err, &fe), "Append(type system, id r, parent gone) error = %s; want EncodeEntry's "+
+	err = appendOnce(t, w, log, factlog.Entry{Type: "system", ID: "r", ParentID: "gone", Text: "invalid, taken id, unknown parent"})
+	assert.ErrorAs(t, err, &fe, "Append(type system, id r, parent gone) error = %s; want EncodeEntry's "+
 		"*FieldError: an entry that is not valid is refused for that first", describe(err))
 
 	c := tool("c", "d", "child of d")
 	var broken *factlog.BrokenChainError
-	require.True(t, errors.As(log.Append(c), &broken), "Append(c with parent d) before d exists: want a *BrokenChainError")
-	require.NoError(t, log.Append(assistant("d", "r", "d")), "Append(d)")
-	require.NoError(t, log.Append(c), "Append(c) again, now that its parent d is there: a refused entry took no id, "+
-		"so it can be appended later")
-	require.True(t, errors.As(log.Append(c), &dup), "Append(c) a third time: now its id is taken")
+	err = appendOnce(t, w, log, c)
+	require.ErrorAs(t, err, &broken, "Append(c with parent d) before d exists: error = %s; want a "+
+		"*BrokenChainError", describe(err))
+	require.NoError(t, appendOnce(t, w, log, assistant("d", "r", "d")), "Append(d, a child of r): want nil")
+	require.NoError(t, appendOnce(t, w, log, c), "Append(c) again, now that its parent d is there: want nil: a "+
+		"refused entry took no id, so it can be appended later")
+	err = appendOnce(t, w, log, c)
+	require.ErrorAs(t, err, &dup, "Append(c) a third time: error = %s; want a *DuplicateIDError: now its id is "+
+		"taken", describe(err))
 
 	assert.Equal(t, []string{"r", "d", "c"}, ids(log.Entries()), "Entries(): each id once, in append order")
 	assert.Equal(t, []string{line(t, r) + "\n", line(t, assistant("d", "r", "d")) + "\n", line(t, c) + "\n"},
@@ -234,40 +289,43 @@ func TestLab4_3_TaintCauseIsExact(t *testing.T) {
 	w := newFakeWriter()
 	w.failCall(2, 7, errDiskFull)
 	log := factlog.OpenSessionLog(w.write, factlog.Recovery{})
-	require.NoError(t, log.Append(user("r", "", "start")), "Append(r)")
-	first := log.Append(assistant("a", "r", "ok"))
-	require.Error(t, first, "Append(a), whose write fails")
+	require.NoError(t, appendOnce(t, w, log, user("r", "", "start")), "Append(r) on an empty log, whose write "+
+		"succeeds (the fake fails only its second call): want nil")
+	first := appendOnce(t, w, log, assistant("a", "r", "ok"))
+	require.Error(t, first, "Append(a), whose write the fake fails after 7 bytes: want its *WriteError")
 	for _, e := range []factlog.Entry{user("b", "r", "b"), user("r", "", "dup"), {Type: "system"}} {
-		err := log.Append(e)
+		err := appendOnce(t, w, log, e)
 		var tainted *factlog.TaintedError
-		require.True(t, errors.As(err, &tainted), "Append(%q) after the failed write of a: error = %s; want a "+
-			"*TaintedError", e.ID, describe(err))
-		assert.True(t, tainted.Err == first, "Append(%q) after the failed write: TaintedError.Err = %s; want the "+
+		require.ErrorAs(t, err, &tainted, "Append(%q) after the failed write of a: error = %s; want a "+
+			"*TaintedError%s", e.ID, describe(err), taintComesFirst(err))
+		assert.Same(t, first, tainted.Err, "Append(%q) after the failed write: TaintedError.Err = %s; want the "+
 			"very error the failed Append(a) returned (%s), the same value every time, so that "+
 			"errors.Is(err, thatError) holds", e.ID, describe(tainted.Err), describe(first))
-		assert.True(t, errors.Is(err, first), "errors.Is(Append(%q)'s error, the failed Append(a)'s error)", e.ID)
+		assert.ErrorIs(t, err, first, "errors.Is(Append(%q)'s error, the failed Append(a)'s error)", e.ID)
 	}
 
 	text := committed(line(t, user("r", "", "start"))) + `{"type":"tool","id":"t"`
 	rec, err := factlog.Recover(text)
-	require.NoError(t, err, "test setup: Recover")
-	require.NotNil(t, rec.Tail, "test setup: Recover must report the tail")
+	require.NoError(t, err, "test setup: Recover(%s) must not fail", short(text))
+	require.NotNil(t, rec.Tail, "test setup: Recover(%s) must report the tail", short(text))
 	want := *rec.Tail
 	w = newFakeWriter()
 	log = factlog.OpenSessionLog(w.write, rec)
 	*rec.Tail = factlog.UnterminatedTailError{Line: 99, Bytes: 1} // the caller reuses its Recovery
 	for i := 0; i < 2; i++ {
-		err := log.Append(assistant("a", "r", "ok"))
+		err := appendOnce(t, w, log, assistant("a", "r", "ok"))
 		var tainted *factlog.TaintedError
-		require.True(t, errors.As(err, &tainted), "Append on a log opened over a tail: error = %s; want a *TaintedError", describe(err))
-		tail, ok := tainted.Err.(*factlog.UnterminatedTailError)
-		require.True(t, ok, "Append on a log opened over a tail: TaintedError.Err = %s; want the *UnterminatedTailError "+
-			"itself, not a wrapper of it (errors.As would see through one; TaintedError.Err is the cause)", describe(tainted.Err))
-		assert.Equal(t, want, *tail, "the cause is the tail the log was opened over, line %d, %d bytes: "+
+		require.ErrorAs(t, err, &tainted, "Append on a log opened over a tail: error = %s; want a *TaintedError%s",
+			describe(err), taintComesFirst(err))
+		require.IsType(t, (*factlog.UnterminatedTailError)(nil), tainted.Err, "Append on a log opened over a tail: "+
+			"TaintedError.Err = %s; want the *UnterminatedTailError itself, not a wrapper of it (errors.As would see "+
+			"through one; TaintedError.Err is the cause)", describe(tainted.Err))
+		tail := tainted.Err.(*factlog.UnterminatedTailError)
+		assert.Equal(t, want, *tail, "the cause is the tail the log was opened over, line %d, %s: "+
 			"OpenSessionLog keeps its own copy of rec.Tail, as it does of rec.Entries, so changing the caller's "+
-			"Recovery afterwards changes nothing", want.Line, want.Bytes)
+			"Recovery afterwards changes nothing", want.Line, plural(want.Bytes, "byte"))
 	}
-	assert.Empty(t, w.calls, "a log opened over a tail writes nothing")
+	assert.Empty(t, w.callStrings(), "a log opened over a tail writes nothing")
 }
 
 // Rule 4.3.2: a root has no parent to check: a log holds as many roots as
@@ -275,7 +333,7 @@ func TestLab4_3_TaintCauseIsExact(t *testing.T) {
 // each.
 func TestLab4_3_SeveralRootsAreFine(t *testing.T) {
 	rec, err := factlog.Recover(committed(lines(t, user("r", "", "first conversation"), assistant("a", "r", "ok"))...))
-	require.NoError(t, err, "test setup: Recover")
+	require.NoError(t, err, "test setup: Recover(two committed lines) must not fail")
 	w := newFakeWriter()
 	log := factlog.OpenSessionLog(w.write, rec)
 	for _, e := range []factlog.Entry{
@@ -284,10 +342,10 @@ func TestLab4_3_SeveralRootsAreFine(t *testing.T) {
 		user("r3", "", "a third root"),
 		assistant("c", "a", "back under the first root"),
 	} {
-		err := log.Append(e)
+		err := appendOnce(t, w, log, e)
 		assert.NoError(t, err, "Append(%+v) on a log that holds the root r = %s; want nil: a root (ParentID \"\") has "+
 			"no parent to look for, and a log may hold several roots (rule 4.2.5 walks each chain to its own)", e, describe(err))
 	}
 	assert.Equal(t, []string{"r", "a", "r2", "b", "r3", "c"}, ids(log.Entries()), "Entries(): every root and child, in order")
-	assert.Len(t, w.calls, 4, "four appends, four writes: %q", w.callStrings())
+	assert.Len(t, w.callStrings(), 4, "four appends, four writes")
 }

@@ -1,7 +1,6 @@
 package factlog_test
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 
@@ -25,7 +24,7 @@ func TestLab4_2_HiddenLongChainAnyOrder(t *testing.T) {
 	}
 	before := append([]factlog.Entry(nil), entries...)
 	path, err := pathTo(t, entries, fmt.Sprintf("n%d", n))
-	require.NoError(t, err, "PathTo(a chain of %d stored leaf first, its leaf)", n)
+	require.NoError(t, err, "PathTo(a chain of %d stored leaf first, its leaf): want the whole chain and no error: every parent is there", n)
 	require.Len(t, path, n)
 	for i, e := range path {
 		if e.ID != fmt.Sprintf("n%d", i+1) {
@@ -35,25 +34,45 @@ func TestLab4_2_HiddenLongChainAnyOrder(t *testing.T) {
 	assert.Equal(t, before, entries, "PathTo changed its input: reading a path never reorders or edits the history")
 
 	path, err = pathTo(t, entries, "n3")
-	require.NoError(t, err)
+	require.NoError(t, err, "PathTo(the same chain, \"n3\"): n3 → n2 → n1 is whole")
 	assert.Equal(t, []string{"n1", "n2", "n3"}, ids(path))
 }
 
-// Rule 4.2.4: a cycle above the leaf is named where it closes.
+// Rule 4.2.4: tails of two and three entries lead into a loop of five, at
+// different points; each cycle is named where the walk meets an id a second
+// time, whatever the length of the tail or of the log.
 func TestLab4_2_HiddenCycleAboveTheLeaf(t *testing.T) {
 	entries := []factlog.Entry{
-		user("c", "a", "c"),
-		user("a", "b", "a"),
-		user("leaf", "a", "leaf"),
-		user("b", "c", "b"),
+		user("p3", "p4", "loop"),
+		user("k2", "k1", "tail of two"),
 		user("root", "", "a healthy root elsewhere"),
+		user("p0", "p1", "loop"),
+		user("q1", "p0", "tail of three"),
+		user("p4", "p0", "loop"),
+		assistant("m1", "root", "a healthy child"),
+		user("k1", "p2", "tail of two"),
+		user("p1", "p2", "loop"),
+		user("q3", "q2", "tail of three"),
+		user("p2", "p3", "loop"),
+		user("q2", "q1", "tail of three"),
 	}
-	path, err := pathTo(t, entries, "leaf")
-	var cycle *factlog.CycleError
-	require.True(t, errors.As(err, &cycle), "PathTo(leaf → a → b → c → a, \"leaf\") error = %s; want a *CycleError", describe(err))
-	assert.Equal(t, "a", cycle.ID, "the walk meets a a second time: there the chain closes")
-	assert.Contains(t, err.Error(), `"a"`)
-	assert.Nil(t, path)
+	for _, c := range []struct{ leaf, walk, closes string }{
+		{"k2", "k2, k1, p2, p3, p4, p0, p1, then p2 again", "p2"},
+		{"q3", "q3, q2, q1, p0, p1, p2, p3, p4, then p0 again", "p0"},
+		{"p4", "p4, p0, p1, p2, p3, then p4 again", "p4"},
+	} {
+		path, err := pathTo(t, entries, c.leaf)
+		var cycle *factlog.CycleError
+		require.ErrorAs(t, err, &cycle, "PathTo(entries, %q) error = %s; want a *CycleError: the walk goes %s",
+			c.leaf, describe(err), c.walk)
+		assert.Equal(t, c.closes, cycle.ID, "PathTo(entries, %q): the walk goes %s: the chain closes at %q",
+			c.leaf, c.walk, c.closes)
+		assert.Contains(t, err.Error(), `"`+c.closes+`"`, "PathTo(entries, %q): the message names the id", c.leaf)
+		assert.Nil(t, path, "PathTo(entries, %q) failed: no path", c.leaf)
+	}
+	path, err := pathTo(t, entries, "m1")
+	require.NoError(t, err, "PathTo(entries, \"m1\"): m1 → root is whole; the loop is elsewhere")
+	assert.Equal(t, []string{"root", "m1"}, ids(path))
 }
 
 // Rule 4.2.3: a broken chain far above the leaf names the entry whose parent is missing.
@@ -68,7 +87,7 @@ func TestLab4_2_HiddenBrokenChainFarUp(t *testing.T) {
 	entries = append(entries, user("lost-sibling", "", "a root with a similar name"))
 	path, err := pathTo(t, entries, "k50")
 	var broken *factlog.BrokenChainError
-	require.True(t, errors.As(err, &broken), "PathTo(k50 → … → k1 → lost) error = %s; want a *BrokenChainError", describe(err))
+	require.ErrorAs(t, err, &broken, "PathTo(k50 → … → k1 → lost) error = %s; want a *BrokenChainError", describe(err))
 	assert.Equal(t, factlog.BrokenChainError{ChildID: "k1", ParentID: "lost"}, *broken,
 		"the chain breaks between k1 and its missing parent lost")
 	assert.Nil(t, path)
@@ -79,7 +98,7 @@ func TestLab4_2_HiddenUnknownIDsExactly(t *testing.T) {
 	for _, id := range []string{"", "M4B", "m4b ", "m"} {
 		path, err := pathTo(t, seedTree(), id)
 		var unknown *factlog.UnknownIDError
-		require.True(t, errors.As(err, &unknown), "PathTo(the chapter's tree, %q) error = %s; want an *UnknownIDError",
+		require.ErrorAs(t, err, &unknown, "PathTo(the chapter's tree, %q) error = %s; want an *UnknownIDError",
 			id, describe(err))
 		assert.Equal(t, id, unknown.ID)
 		assert.Nil(t, path)
@@ -95,7 +114,7 @@ func TestLab4_2_HiddenBranchesSideBySide(t *testing.T) {
 		"m3c": {"r", "m1", "m2", "m3c"},
 	} {
 		path, err := pathTo(t, entries, leaf)
-		require.NoError(t, err, "PathTo(three branches under m2 and a broken entry elsewhere, %q)", leaf)
+		require.NoError(t, err, "PathTo(three branches under m2 and a broken entry elsewhere, %q): want the path and no error: the broken entry is on another branch", leaf)
 		assert.Equal(t, want, ids(path), "PathTo(%q)", leaf)
 	}
 }

@@ -1,7 +1,6 @@
 package factlog_test
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -35,7 +34,7 @@ func TestLab4_1_HiddenLongLogInOrder(t *testing.T) {
 		}
 	}
 	rec, err := factlog.Recover(b.String())
-	require.NoError(t, err, "Recover(40 entries with blank lines and CRLF line ends)")
+	require.NoError(t, err, "Recover(40 entries with blank lines and CRLF line ends): want no error: every committed line is blank or a valid entry")
 	assert.Equal(t, want, rec.Entries, "every committed line, in file order, each whole")
 	assert.Nil(t, rec.Tail, "the text ends in \"\\n\"")
 }
@@ -45,17 +44,17 @@ func TestLab4_1_HiddenLongLogInOrder(t *testing.T) {
 func TestLab4_1_HiddenTailOnly(t *testing.T) {
 	whole := line(t, user("a", "", "hi"))
 	rec, err := factlog.Recover(whole)
-	require.NoError(t, err, "Recover(%s)", short(whole))
+	require.NoError(t, err, "Recover(%s): want no error: a text without \"\\n\" is all tail, never decoded", short(whole))
 	assert.Empty(t, rec.Entries, "Recover(%s): a log whose only line has no \"\\n\" has no committed entry", short(whole))
 	assert.Equal(t, &factlog.UnterminatedTailError{Line: 1, Bytes: len(whole)}, rec.Tail, "Recover(%s).Tail", short(whole))
 
 	rec, err = factlog.Recover("\n\n\n")
-	require.NoError(t, err, "Recover(three blank lines)")
+	require.NoError(t, err, "Recover(three blank lines): want no error: blank lines are skipped")
 	assert.Empty(t, rec.Entries, "Recover(three blank lines)")
 	assert.Nil(t, rec.Tail, "Recover(three blank lines): it ends in \"\\n\", so no tail")
 
 	rec, err = factlog.Recover(committed(whole) + "\t")
-	require.NoError(t, err, "Recover(a line and a tab)")
+	require.NoError(t, err, "Recover(a line and a tab): want no error: the tab is a tail")
 	assert.Equal(t, []string{"a"}, ids(rec.Entries))
 	assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: 1}, rec.Tail, "a tab after the last newline is a tail")
 }
@@ -74,7 +73,7 @@ func TestLab4_1_HiddenBadLineDeepInLog(t *testing.T) {
 	rec, err := factlog.Recover(text)
 	requireLineError(t, text, rec, err, 21, "line 21 has type \"system\"")
 	var fe *factlog.FieldError
-	require.True(t, errors.As(err, &fe), "want the *FieldError inside, got %s", describe(err))
+	require.ErrorAs(t, err, &fe, "Recover: want the *FieldError inside the *LineError, got %s", describe(err))
 	assert.Equal(t, "type", fe.Field)
 }
 
@@ -113,7 +112,7 @@ func TestLab4_1_HiddenTailBytesInsideAnEmoji(t *testing.T) {
 	torn := `{"type":"user","id":"b","parentId":"a","text":"ship it 🚀🚀` + "\xf0\x9f\x9a"
 	text := "\n" + committed(line(t, user("a", "", "ok 👍"))) + "\n" + torn
 	rec, err := factlog.Recover(text)
-	require.NoError(t, err, "Recover(%s)", short(text))
+	require.NoError(t, err, "Recover(%s): want no error: the torn line is a tail, never decoded", short(text))
 	assert.Equal(t, &factlog.UnterminatedTailError{Line: 4, Bytes: len(torn)}, rec.Tail,
 		"Recover(%s).Tail: line 4, %d bytes (not %d runes)", short(text), len(torn), len([]rune(torn)))
 }
@@ -134,7 +133,7 @@ func TestLab4_1_HiddenMegabyteLine(t *testing.T) {
 	torn := `{"type":"user","id":"u"`
 	text := committed(line(t, big)) + torn
 	rec, err := factlog.Recover(text)
-	require.NoError(t, err, "Recover(a committed line of 1 MiB and a tail) = %s", describe(err))
+	require.NoError(t, err, "Recover(a committed line of 1 MiB and a tail) = %s; want no error: a line is as long as its entry", describe(err))
 	assert.Equal(t, []factlog.Entry{big}, rec.Entries, "the 1 MiB entry, whole")
 	assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: len(torn)}, rec.Tail)
 }

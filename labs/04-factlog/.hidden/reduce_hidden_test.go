@@ -1,7 +1,6 @@
 package factlog_test
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 
@@ -46,7 +45,7 @@ func TestLab4_4_HiddenSnapshotsStayValid(t *testing.T) {
 	assert.Equal(t, factlog.StatusDone, ended.Status)
 }
 
-// Rule 4.4.4: three subscribers, each with its own copy, in order.
+// Rule 4.4.4, 4.4.8: three subscribers, each with its own copy, in order.
 func TestLab4_4_HiddenEverySubscriberItsOwnCopy(t *testing.T) {
 	var order []int
 	var got [3]factlog.State
@@ -65,14 +64,14 @@ func TestLab4_4_HiddenEverySubscriberItsOwnCopy(t *testing.T) {
 	}
 	k := factlog.NewKernel(subscriber(0), subscriber(1), subscriber(2))
 	ret, err := k.Run([]factlog.Event{start(2), toolStart(2, "t"), delta(2, "hi")})
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	assert.Equal(t, []int{0, 1, 2}, order, "subscribers are told in the order NewKernel got them")
 	want := factlog.State{RunID: 2, Status: factlog.StatusRunning, Deltas: []string{"hi"},
 		Tools: map[string]factlog.ToolStatus{"t": factlog.ToolRunning}}
 	assert.Equal(t, want, ret, "Run's own copy is untouched by the subscribers")
 	ret.Tools["y"] = factlog.ToolRunning
 	ret2, err := k.Run([]factlog.Event{delta(2, " there")})
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	assert.Equal(t, []string{"hi", " there"}, ret2.Deltas)
 	assert.Equal(t, map[string]factlog.ToolStatus{"t": factlog.ToolRunning}, ret2.Tools,
 		"neither the subscribers nor the caller may change the kernel's state")
@@ -83,16 +82,16 @@ func TestLab4_4_HiddenEverySubscriberItsOwnCopy(t *testing.T) {
 func TestLab4_4_HiddenAbortOnlyItsRun(t *testing.T) {
 	k := factlog.NewKernel()
 	_, err := k.Run([]factlog.Event{start(2), delta(2, "a")})
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	queue := []factlog.Event{delta(2, "b"), abort(1), delta(2, "c")}
 	got, err := k.Run(queue)
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	assert.Equal(t, factlog.StatusRunning, got.Status, "abort(1) is of an earlier run: run 2 goes on")
 	assert.Equal(t, []string{"a", "b", "c"}, got.Deltas)
 	assert.Equal(t, []factlog.Event{delta(2, "b"), abort(1), delta(2, "c")}, queue, "the caller's queue is unchanged")
 
 	got, err = k.Run([]factlog.Event{delta(2, "d"), start(3), delta(3, "x"), abort(2), abort(3)})
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	assert.Equal(t, factlog.State{RunID: 3, Status: factlog.StatusRunning, Deltas: []string{"x"}}, normal(got),
 		"abort(2) is handled first and stops run 2; abort(3) comes before run 3 has started, so it is of no current "+
 			"run and ignored; then delta(2) is late, and start(3) begins run 3")
@@ -104,11 +103,11 @@ func TestLab4_4_HiddenUnknownKindLast(t *testing.T) {
 	k := factlog.NewKernel(func(factlog.State) { told++ })
 	_, err := k.Run([]factlog.Event{start(1), delta(1, "a"), end(1), {Kind: "", RunID: 1}})
 	var unknown *factlog.UnknownEventError
-	require.True(t, errors.As(err, &unknown), "Run(start, delta, end, an event with no kind) error = %s", describe(err))
+	require.ErrorAs(t, err, &unknown, "Run(start, delta, end, an event with no kind) error = %s", describe(err))
 	assert.Equal(t, factlog.UnknownEventError{Index: 3, Kind: ""}, *unknown)
-	assert.Zero(t, told)
+	assert.Zero(t, told, "a refused queue tells no subscriber")
 	got, err := k.Run(nil)
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	assert.Equal(t, factlog.State{}, normal(got), "nothing of the refused queue was applied: still idle")
 }
 
@@ -118,9 +117,9 @@ func TestLab4_4_HiddenUnknownKindLast(t *testing.T) {
 func TestLab4_4_HiddenAbortsBeforeEverythingQueued(t *testing.T) {
 	k := factlog.NewKernel()
 	_, err := k.Run([]factlog.Event{start(5), toolStart(5, "grep")})
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	got, err := k.Run([]factlog.Event{toolEnd(5, "grep"), start(6), abort(5), delta(6, "z"), abort(6)})
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	assert.Equal(t, factlog.State{RunID: 6, Status: factlog.StatusRunning, Deltas: []string{"z"}}, normal(got),
 		"run 5 running, Run(tool_end(5), start(6), abort(5), delta(6), abort(6)): abort(5) stops run 5 first, "+
 			"abort(6) comes while run 6 has not started and is ignored, then start(6) and delta(6) apply")
@@ -137,23 +136,23 @@ func TestLab4_4_HiddenAbortsBeforeEverythingQueued(t *testing.T) {
 	}
 	original := append([]factlog.Event(nil), queue...)
 	got, err = k.Run(queue)
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	assert.Equal(t, want, got.Deltas, "the events that are not aborts keep their queue order")
 	assert.Equal(t, map[string]factlog.ToolStatus{"t": factlog.ToolRunning}, got.Tools)
 	assert.Equal(t, original, queue, "the caller's queue is unchanged")
 
 	got, err = k.Run([]factlog.Event{delta(6, "lost"), abort(6), abort(6), start(7)})
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	assert.Equal(t, factlog.State{RunID: 7, Status: factlog.StatusRunning}, normal(got),
 		"two aborts of run 6 stop it once; delta(6) is late; start(7) still begins run 7")
 }
 
-// Rule 4.4.7: no error for ended runs, early and late events; an unknown
+// Rule 4.4.7, 4.4.6: no error for ended runs, early and late events; an unknown
 // kind at the front returns the zero State even from a busy kernel.
 func TestLab4_4_HiddenIgnoredEventsAreNoError(t *testing.T) {
 	k := factlog.NewKernel()
 	_, err := k.Run([]factlog.Event{start(3), delta(3, "x"), toolStart(3, "t")})
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	for _, queue := range [][]factlog.Event{
 		{end(3)},
 		{delta(3, "after the end"), abort(3)},
@@ -161,12 +160,12 @@ func TestLab4_4_HiddenIgnoredEventsAreNoError(t *testing.T) {
 		{start(2), start(3)},
 	} {
 		got, err := k.Run(queue)
-		assert.NoError(t, err, "Kernel.Run(%v) = %s", queue, describe(err))
+		assert.NoError(t, err, "Kernel.Run(%v) = %s; "+wantNoRunError, queue, describe(err))
 		assert.Equal(t, factlog.StatusDone, got.Status, "Kernel.Run(%v)", queue)
 	}
 	k2 := factlog.NewKernel()
 	_, err = k2.Run([]factlog.Event{start(8), toolStart(8, "sh")})
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	got, err := k2.Run([]factlog.Event{toolEnd(8, "sh"), abort(8), abort(8)})
 	assert.NoError(t, err, "Kernel.Run(tool_end, abort, abort) of a running run = %s: an abort is no error", describe(err))
 	assert.Equal(t, factlog.StatusAborted, got.Status)
@@ -174,7 +173,7 @@ func TestLab4_4_HiddenIgnoredEventsAreNoError(t *testing.T) {
 
 	got, err = k.Run([]factlog.Event{{Kind: "START", RunID: 4}, start(4)})
 	var unknown *factlog.UnknownEventError
-	require.True(t, errors.As(err, &unknown), "Kernel.Run(START, start) = %s", describe(err))
+	require.ErrorAs(t, err, &unknown, "Kernel.Run(START, start) = %s", describe(err))
 	assert.Equal(t, factlog.UnknownEventError{Index: 0, Kind: "START"}, *unknown)
 	assert.Equal(t, factlog.State{}, got, "a refused queue comes with the zero State, not the kernel's run 3")
 }
@@ -193,7 +192,7 @@ func TestLab4_4_HiddenSubscribersSeeOnlyFinalStates(t *testing.T) {
 		{start(2)},
 	} {
 		got, err := k.Run(queue)
-		require.NoError(t, err, "Run %d", i+1)
+		require.NoError(t, err, "Run %d: "+wantNoRunError, i+1)
 		returned = append(returned, got)
 		require.Len(t, a, i+1, "after Run %d, the first subscriber was called %d times; want once per Run", i+1, len(a))
 		require.Len(t, b, i+1, "after Run %d, the second subscriber was called %d times; want once per Run", i+1, len(b))
@@ -209,13 +208,13 @@ func TestLab4_4_HiddenSubscribersSeeOnlyFinalStates(t *testing.T) {
 func TestLab4_4_HiddenRefusedQueueOfAborts(t *testing.T) {
 	k := factlog.NewKernel()
 	_, err := k.Run([]factlog.Event{start(2), toolStart(2, "sh")})
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	_, err = k.Run([]factlog.Event{abort(1), abort(2), start(3), abort(3), {Kind: "resume", RunID: 3}, delta(3, "x")})
 	var unknown *factlog.UnknownEventError
-	require.True(t, errors.As(err, &unknown), "Run(aborts, start, resume) = %s", describe(err))
+	require.ErrorAs(t, err, &unknown, "Run(aborts, start, resume) = %s", describe(err))
 	assert.Equal(t, factlog.UnknownEventError{Index: 4, Kind: "resume"}, *unknown)
 	got, err := k.Run(nil)
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	assert.Equal(t, factlog.State{RunID: 2, Status: factlog.StatusRunning,
 		Tools: map[string]factlog.ToolStatus{"sh": factlog.ToolRunning}}, normal(got),
 		"the refused queue's aborts were applied: run 2 must still be running")
@@ -241,6 +240,6 @@ func TestLab4_4_HiddenSubscribersSliceReused(t *testing.T) {
 	subs[0], subs[2] = subs[2], subs[0]
 	subs[1] = func(factlog.State) { told = append(told, 99) }
 	_, err := k.Run(nil)
-	require.NoError(t, err)
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
 	assert.Equal(t, []int{0, 1, 2}, told, "the kernel keeps the subscribers NewKernel was given, in that order")
 }
