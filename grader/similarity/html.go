@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -88,7 +89,7 @@ func (r *Result) htmlPair(n int, p Pair) htmlPair {
 	regions, ta, tb := r.regions(p)
 	hp := htmlPair{
 		N: n, A: grader.PrintableLine(r.Name(p.A)), B: grader.PrintableLine(r.Name(p.B)),
-		Score: percent(p.Score), CoverA: percent(p.CoverA), CoverB: percent(p.CoverB),
+		Score: Percent(p.Score), CoverA: Percent(p.CoverA), CoverB: Percent(p.CoverB),
 	}
 	da, db := r.docs[p.A], r.docs[p.B]
 	var marksA, marksB []mark
@@ -121,9 +122,9 @@ func appendMarks(marks []mark, pieces [][2]int, region int) []mark {
 	return marks
 }
 
-// percent shows a share as a whole percentage, rounded down so that
+// Percent shows a share as a whole percentage, rounded down so that
 // 99.6% of a file is not shown as all of it.
-func percent(f float64) string { return fmt.Sprintf("%d%%", int(f*100)) }
+func Percent(f float64) string { return fmt.Sprintf("%d%%", int(math.Floor(f*100+1e-9))) }
 
 func lines(s Span) string {
 	if s.StartLine == s.EndLine {
