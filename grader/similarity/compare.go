@@ -8,14 +8,15 @@ import (
 // Pair is two submissions that share code, and how much.
 type Pair struct {
 	A, B int // the submissions, by the order they were added; A < B
-	// Score is (MatchedA+MatchedB) / (Tokens(A)+Tokens(B)): the share of
-	// the two submissions' own tokens that the other one has too.
+	// Score is (MatchedA+MatchedB) / (Tokens(A)+Tokens(B)), with Result's
+	// Tokens: the share of the two submissions' counted tokens (neither
+	// the stub's nor common code) that the other one has too.
 	Score float64
 	// CoverA and CoverB are each side alone: MatchedA/Tokens(A) and
 	// MatchedB/Tokens(B). A small file copied into a large one has a high
 	// cover on its side and a lower Score.
 	CoverA, CoverB float64
-	// MatchedA and MatchedB count the own tokens of each side that a
+	// MatchedA and MatchedB count the counted tokens of each side that a
 	// shared fingerprint covers.
 	MatchedA, MatchedB int
 	// Shared counts the distinct fingerprints the two have in common.
@@ -37,7 +38,13 @@ type Result struct {
 	// Visits counts the (pair, fingerprint) steps the scoring took: what
 	// it cost, which only pairs with a fingerprint in common add to.
 	Visits int
+
+	counted [][]int32 // by submission: counted[i][t] counts tokens [0, t) that are neither the stub's nor common
 }
+
+// Tokens is how many tokens of submission i count: those that are neither
+// the stub's nor covered by a common fingerprint.
+func (r *Result) Tokens(i int) int { c := r.counted[i]; return int(c[len(c)-1]) }
 
 // Compare finds the pairs of submissions that share fingerprints, through
 // the index: for each submission, the others listed under its fingerprints
@@ -52,6 +59,10 @@ func (x *Index) Compare() *Result {
 		if len(post) > r.CommonLimit {
 			r.Common++
 		}
+	}
+	r.counted = make([][]int32, len(x.docs))
+	for i, d := range x.docs {
+		r.counted[i] = r.countable(d)
 	}
 	shared := map[int32][]uint64{} // the other submission -> the fingerprints in common
 	var others []int32
@@ -78,7 +89,7 @@ func (x *Index) Compare() *Result {
 			}
 		}
 		for _, b := range others {
-			if p, ok := x.score(a, int(b), shared[b]); ok {
+			if p, ok := r.score(a, int(b), shared[b]); ok {
 				r.Pairs = append(r.Pairs, p)
 			}
 		}
@@ -107,13 +118,13 @@ func (r *Result) rank(p, q Pair) int {
 // score scores submissions a and b from the fingerprints they share; ok
 // is false when those cover none of either's own tokens (a seam between
 // two pieces of the stub, say).
-func (x *Index) score(a, b int, hashes []uint64) (Pair, bool) {
-	ma := x.matched(x.docs[a], hashes)
-	mb := x.matched(x.docs[b], hashes)
+func (r *Result) score(a, b int, hashes []uint64) (Pair, bool) {
+	ma := r.matched(a, hashes)
+	mb := r.matched(b, hashes)
 	if ma+mb == 0 {
 		return Pair{}, false
 	}
-	ta, tb := x.Tokens(a), x.Tokens(b)
+	ta, tb := r.Tokens(a), r.Tokens(b)
 	return Pair{
 		A: a, B: b,
 		Score:    float64(ma+mb) / float64(ta+tb),
@@ -131,24 +142,48 @@ func ratio(n, d int) float64 {
 	return float64(n) / float64(d)
 }
 
-// matched counts d's own tokens that some fingerprint of hashes covers,
-// at any of its positions in d: the union of their k-token spans.
-func (x *Index) matched(d *doc, hashes []uint64) int {
+// matched counts the tokens of submission i that count and that some
+// fingerprint of hashes covers, at any of its positions: the union of
+// their k-token spans.
+func (r *Result) matched(i int, hashes []uint64) int {
+	d, counted := r.docs[i], r.counted[i]
 	var pos []int32
 	for _, h := range hashes {
-		for i := d.first[h]; i >= 0; i = d.next[i] {
-			pos = append(pos, d.fps[i].pos)
+		for j := d.first[h]; j >= 0; j = d.next[j] {
+			pos = append(pos, d.fps[j].pos)
 		}
 	}
 	slices.Sort(pos)
-	k := int32(x.opts.K)
+	k := int32(r.opts.K)
 	n, from, to := 0, int32(0), int32(0) // the span being merged: tokens [from, to)
 	for _, p := range pos {
 		if p > to {
-			n += int(d.own[to] - d.own[from])
+			n += int(counted[to] - counted[from])
 			from = p
 		}
 		to = p + k
 	}
-	return n + int(d.own[to]-d.own[from])
+	return n + int(counted[to]-counted[from])
+}
+
+// countable returns the running count of d's tokens that count: its own
+// (not the stub's), and not covered by a common fingerprint. Common code,
+// like the stub's, counts neither for a pair nor against it.
+func (r *Result) countable(d *doc) []int32 {
+	n := len(d.own) - 1
+	out := make([]int32, n+1)
+	k := int32(r.opts.K)
+	commonUntil, f := int32(0), 0 // tokens before commonUntil are common; d.fps[f:] are ahead
+	for t := range int32(n) {
+		for ; f < len(d.fps) && d.fps[f].pos <= t; f++ {
+			if len(r.postings[d.fps[f].hash]) > r.CommonLimit {
+				commonUntil = max(commonUntil, d.fps[f].pos+k)
+			}
+		}
+		out[t+1] = out[t]
+		if t >= commonUntil && d.ownToken(t) {
+			out[t+1]++
+		}
+	}
+	return out
 }

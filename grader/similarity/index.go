@@ -153,4 +153,5 @@ func (x *Index) Name(i int) string { return x.docs[i].name }
 func (x *Index) Source(i int) []byte { return x.docs[i].src }
 
 // Tokens is how many tokens of submission i are its own: not the stub's.
+// Result.Tokens, once the class is compared, also leaves common code out.
 func (x *Index) Tokens(i int) int { d := x.docs[i]; return int(d.own[len(d.own)-1]) }

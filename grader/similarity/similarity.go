@@ -19,25 +19,28 @@
 //
 // The stub, the file students start from, is in every submission: every
 // fingerprint whose hash is that of one of the stub's k-grams is dropped,
-// and a token that one of them covers is not the student's own.
+// and a token that one of them covers is not the student's own, and does
+// not count.
 //
 // An inverted index lists, for every fingerprint, the submissions that
 // have it. Pairs are found through it only, never by comparing all pairs;
 // a fingerprint that more than CommonLimit submissions have (a share of the
 // class, as MOSS's -m) is common code, a way of writing the exercise that
-// many found, and is ignored.
+// many found: like the stub's code, it counts neither for a pair nor
+// against it.
 //
 // The score of a pair A, B is JPlag's, over the tokens that shared
 // fingerprints cover:
 //
-//	score = (matched(A) + matched(B)) / (own(A) + own(B))
+//	score = (matched(A) + matched(B)) / (counted(A) + counted(B))
 //
-// where own(X) counts X's tokens that are not the stub's and matched(X)
-// those of them inside some k-gram of X whose fingerprint B (or A) has
-// too, common ones aside. It is 0 for nothing shared and 1 for the same
-// tokens; a copy disguised by renaming and reordering declarations keeps
-// nearly all of it. Regions turns the shared fingerprints into line
-// ranges of both files.
+// where counted(X) counts X's tokens that are neither the stub's nor
+// covered by a common fingerprint, and matched(X) those of them inside
+// some k-gram of X whose fingerprint the other file has too. It is 0 for
+// nothing shared and 1 for the same tokens; a copy disguised by renaming,
+// recommenting, reformatting and reordering declarations keeps nearly all
+// of it. Regions turns the shared fingerprints into line ranges of both
+// files.
 //
 // Everything is linear in the size of the input but the pair scoring,
 // which takes, for each fingerprint that is not common, the pairs of
