@@ -41,25 +41,28 @@ func NewCmdSimilar(f *Factory) *cobra.Command {
 		Short: "Rank the pairs of a class's submissions that share code",
 		Long: `Find code that submissions of a lab share, as MOSS and JPlag do, and rank the
 pairs by how much. Submissions are read as course grade reads them (a
-workspace, the lone file, a .zip, .tar.gz or .tgz), and only the file of
-the lab is compared: {files}. The lab is --chapter, or what the
-submissions say, as for course grade.
+workspace, the lone file, a .zip, .tar.gz or .tgz), and only the lab's
+file is compared, never run or built. The file of each
+lab: {files}.
+
+The lab is --chapter, or else the one the submissions say, as for course
+grade.
 
 Each file is read as Go tokens: comments and layout are dropped, every
 identifier counts as the same token and every literal as its kind, so that
 renaming, recommenting and reformatting hide nothing. Runs of tokens are
 fingerprinted (k-grams, winnowed): any shared run of 19 tokens or more,
 a line or three of code, is found. The stub's code is in every
-submission and never counts. Code that more than a share of the class has
-(--common, at least 3 submissions) is a common way to write the exercise,
-and is ignored.
+submission and never counts. Nor does common code: what more than a
+share of the class has (--common, and at least 3 submissions), a way to
+write the exercise that many found.
 
-A pair's score is the share of the two files' own tokens (the stub's left
-out) that the other file has too: 100% for the same code, near 0 for
-files written apart. Each side's share is shown as well: a small file
-copied into a large one has a high share on its side. A high score says
-where to look, not what happened: read both files (--html puts them side
-by side with the shared code marked).
+A pair's score is the share of the two files' tokens that count (neither
+the stub's nor common) that the other file has too: 100% for the same
+code, near 0 for files written apart. Each side's share is shown as
+well: a small file copied into a large one has a high share on its side.
+A high score says where to look, not what happened: read both files
+(--html puts them side by side with the shared code marked).
 
 A file that is not Go (it does not tokenize) is reported in one line and
 the others are compared.
@@ -302,8 +305,8 @@ func writeSimilarText(w io.Writer, minFlag string, l *lab.Lab, r *similarity.Res
 		return err
 	}
 	o := r.Options()
-	_, err := fmt.Fprintf(w, "\nSCORE: the share of both files' own code (the stub's left out) that the other has; OF A, OF B: of each alone.\n"+
-		"Shared runs of %d tokens or more are always found; code in more than %d submissions is common and ignored.\n",
+	_, err := fmt.Fprintf(w, "\nSCORE: the share of both files' code that the other has; OF A, OF B: of each alone. Shared runs of\n"+
+		"%d tokens or more are always found. The stub's code does not count, nor code in more than %d submissions (common).\n",
 		o.W+o.K-1, r.CommonLimit)
 	return err
 }
