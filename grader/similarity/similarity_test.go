@@ -85,9 +85,11 @@ func TestSimilarDisguisedCopyRanksAboveEveryIndependentPair(t *testing.T) {
 			require.NotEmpty(t, r.Pairs)
 			top := r.Pairs[0]
 			assert.Equal(t, "reference~copy", names(r, top), "the copy and its source are the top pair")
-			assert.Greater(t, top.Score, 0.85, "renaming, reordering and reformatting keep most of a copy")
+			assert.Greater(t, top.Score, 0.95, "renaming, reordering and reformatting keep nearly all of a copy")
+			t.Logf("%s: %.3f", names(r, top), top.Score)
 			for _, p := range r.Pairs[1:] {
 				if n := names(r, p); !strings.Contains(n, "copy") && !strings.Contains(n, "stub") {
+					t.Logf("%s: %.3f", n, p.Score)
 					assert.Less(t, p.Score, top.Score-0.25, "the independent pair %s is far below the copy", n)
 				}
 			}
