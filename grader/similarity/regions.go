@@ -31,15 +31,18 @@ type Region struct {
 const maxOccurrences = 4
 
 // run is a match of tokens [a, a+n) of one source with [b, b+n) of the other.
-type run struct{ a, b, n int32 }
+type run struct {
+	a, b, n int32
+	seeded  bool // it holds a fingerprint that is not common
+}
 
 // Regions returns the regions that p's submissions share, in the order of
-// A's source: the shared fingerprints that are not common, chained where
-// they follow each other in both sources, each chain grown by up to w-1
-// tokens at either end while the tokens still agree (the part of a match
-// that winnowing selects no fingerprint from), and then laid out like
-// tiles, longest first, so that no token of either source is in two
-// regions. A region is never shorter than k tokens.
+// A's source: the shared fingerprints chained where they follow each
+// other in both sources (a chain of common ones alone is no region), each
+// chain grown by up to w-1 tokens at either end while the tokens still
+// agree (the part of a match that winnowing selects no fingerprint from),
+// and then laid out like tiles, longest first, so that no token of either
+// source is in two regions. A region is never shorter than k tokens.
 //
 // It reads both sources again for their tokens, which the index does not
 // keep: it is meant for the pairs that are shown.
@@ -61,12 +64,28 @@ func (r *Result) regions(p Pair) (_ []Region, ta, tb *tokens) {
 	for i := range runs {
 		runs[i] = r.grow(a, b, runs[i])
 	}
+	tiles := r.tile(runs, ta, tb)
+	out := make([]Region, len(tiles))
+	for i, m := range tiles {
+		out[i] = Region{
+			A: ta.span(m.a, m.a+m.n), B: tb.span(m.b, m.b+m.n), Tokens: int(m.n),
+			fromA: m.a, fromB: m.b,
+		}
+	}
+	return out, ta, tb
+}
+
+// tile lays runs out, longest first, each cut to its longest part that no
+// earlier one took in either source, and drops what is left shorter than
+// k. It returns the tiles in the order of A, neighbours on the same
+// diagonal joined into one where the tokens between them agree too (the
+// stub's code, or code too short for a fingerprint, inside a longer copy).
+func (r *Result) tile(runs []run, ta, tb *tokens) []run {
 	slices.SortFunc(runs, func(x, y run) int {
 		return cmp.Or(cmp.Compare(y.n, x.n), cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b))
 	})
-	usedA := make([]bool, ta.len())
-	usedB := make([]bool, tb.len())
-	var out []Region
+	usedA, usedB := make([]bool, ta.len()), make([]bool, tb.len())
+	var tiles []run
 	for _, m := range runs {
 		m = freePart(m, usedA, usedB)
 		if m.n < int32(r.opts.K) {
@@ -75,15 +94,33 @@ func (r *Result) regions(p Pair) (_ []Region, ta, tb *tokens) {
 		for i := range m.n {
 			usedA[m.a+i], usedB[m.b+i] = true, true
 		}
-		out = append(out, Region{
-			A: ta.span(m.a, m.a+m.n), B: tb.span(m.b, m.b+m.n), Tokens: int(m.n),
-			fromA: m.a, fromB: m.b,
-		})
+		tiles = append(tiles, m)
 	}
-	slices.SortFunc(out, func(x, y Region) int {
-		return cmp.Or(cmp.Compare(x.A.Start, y.A.Start), cmp.Compare(x.B.Start, y.B.Start))
-	})
-	return out, ta, tb
+	slices.SortFunc(tiles, func(x, y run) int { return cmp.Compare(x.a, y.a) })
+	var out []run
+	for _, m := range tiles {
+		if n := len(out); n > 0 {
+			last := &out[n-1]
+			ea, eb := last.a+last.n, last.b+last.n // where last ends
+			if last.a-last.b == m.a-m.b && gapAgrees(ta, tb, ea, eb, m.a-ea, usedB) {
+				last.n = m.a + m.n - last.a
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// gapAgrees reports whether the n tokens from a in ta and from b in tb
+// are the same kinds, and none of tb's is in a tile.
+func gapAgrees(ta, tb *tokens, a, b, n int32, usedB []bool) bool {
+	for i := range n {
+		if ta.kind[a+i] != tb.kind[b+i] || usedB[b+i] {
+			return false
+		}
+	}
+	return true
 }
 
 // side is a submission with its tokens.
@@ -92,23 +129,26 @@ type side struct {
 	toks *tokens
 }
 
-// chains matches the fingerprints that da and db share (but the common
-// ones) and chains those that continue each other: on the same diagonal
-// (the same offset from A to B) and overlapping or touching.
+// chains matches the fingerprints that da and db share and chains those
+// that continue each other: on the same diagonal (the same offset from A
+// to B) and overlapping or touching. A chain must hold a fingerprint that
+// is not common; common ones only join the pieces of a longer copy, so
+// that it shows as one region.
 func (r *Result) chains(da, db side) []run {
 	k := int32(r.opts.K)
 	var matches []run
 	for i, fp := range da.fps {
-		if da.first[fp.hash] != int32(i) || len(r.postings[fp.hash]) > r.CommonLimit {
+		if da.first[fp.hash] != int32(i) {
 			continue
 		}
 		jb, ok := db.first[fp.hash]
 		if !ok {
 			continue
 		}
+		seeded := len(r.postings[fp.hash]) <= r.CommonLimit
 		for ia, na := int32(i), 0; ia >= 0 && na < maxOccurrences; ia, na = da.next[ia], na+1 {
 			for ib, nb := jb, 0; ib >= 0 && nb < maxOccurrences; ib, nb = db.next[ib], nb+1 {
-				m := run{a: da.fps[ia].pos, b: db.fps[ib].pos, n: k}
+				m := run{a: da.fps[ia].pos, b: db.fps[ib].pos, n: k, seeded: seeded}
 				if slices.Equal(da.toks.kind[m.a:m.a+k], db.toks.kind[m.b:m.b+k]) { // not a hash collision
 					matches = append(matches, m)
 				}
@@ -124,12 +164,13 @@ func (r *Result) chains(da, db side) []run {
 			last := &out[n-1]
 			if last.a-last.b == m.a-m.b && m.a <= last.a+last.n {
 				last.n = max(last.n, m.a+m.n-last.a)
+				last.seeded = last.seeded || m.seeded
 				continue
 			}
 		}
 		out = append(out, m)
 	}
-	return out
+	return slices.DeleteFunc(out, func(m run) bool { return !m.seeded })
 }
 
 // grow extends m by up to w-1 tokens before and after while the two
