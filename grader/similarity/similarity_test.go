@@ -118,26 +118,14 @@ func TestSimilarStubCodeIsLeftOutOfScores(t *testing.T) {
 
 func TestSimilarCommonCodeIsIgnored(t *testing.T) {
 	common := "\tfor i := 0; i < len(xs); i++ {\n\t\tif xs[i] == nil {\n\t\t\treturn errors.New(\"nil\")\n\t\t}\n\t}\n"
-	own := func(seed uint64) string { // statements of its own: 160 shapes
-		ops := []string{"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
-		lits := []string{"1", "2.5", `"s"`, "'c'"}
-		wraps := []string{"\t%s\n", "\tif ok {\n\t\t%s\n\t}\n", "\tfor range xs {\n\t\t%s\n\t}\n", "\tdefer func() { %s }()\n"}
-		rng := rand.New(rand.NewPCG(seed, 3))
-		var b strings.Builder
-		for range 20 {
-			stmt := "n " + ops[rng.IntN(len(ops))] + " " + lits[rng.IntN(len(lits))]
-			fmt.Fprintf(&b, wraps[rng.IntN(len(wraps))], stmt)
-		}
-		return b.String()
-	}
 	file := func(body string) []byte {
 		return []byte("package p\n\nfunc F(xs []any, m map[int]string) error {\n\tn := 0\n" + body + "\treturn nil\n}\n")
 	}
 	var srcs []any
 	for i := range 8 {
-		srcs = append(srcs, fmt.Sprintf("s%d", i), file(common+own(uint64(i))))
+		srcs = append(srcs, fmt.Sprintf("s%d", i), file(common+randomStatements(uint64(i))))
 	}
-	srcs = append(srcs, "twin", file(common+own(5)))
+	srcs = append(srcs, "twin", file(common+randomStatements(5)))
 	r := compare(t, nil, srcs...)
 	assert.Equal(t, 3, r.CommonLimit)
 	assert.Positive(t, r.Common, "the loop all of them have is common")
@@ -178,4 +166,38 @@ func TestSimilarBadSourceIsRefusedAndTheOthersCompared(t *testing.T) {
 	require.Len(t, r.Pairs, 1)
 	assert.Equal(t, "ann~cid", names(r, r.Pairs[0]))
 	assert.Greater(t, r.Pairs[0].Score, 0.98, "the same file, but for a few tokens at the ends of its own code")
+}
+
+// randomStatements returns 20 statements of 160 shapes, drawn by seed:
+// code that no other seed writes the same.
+func randomStatements(seed uint64) string {
+	ops := []string{"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+	lits := []string{"1", "2.5", `"s"`, "'c'"}
+	wraps := []string{"\t%s\n", "\tif ok {\n\t\t%s\n\t}\n", "\tfor range xs {\n\t\t%s\n\t}\n", "\tdefer func() { %s }()\n"}
+	rng := rand.New(rand.NewPCG(seed, 3))
+	var b strings.Builder
+	for range 20 {
+		stmt := "n " + ops[rng.IntN(len(ops))] + " " + lits[rng.IntN(len(lits))]
+		fmt.Fprintf(&b, wraps[rng.IntN(len(wraps))], stmt)
+	}
+	return b.String()
+}
+
+func TestSimilarScoresOnlyPairsThatShareAFingerprint(t *testing.T) {
+	var srcs []any
+	for i := range 30 {
+		src := []byte("package p\n\nfunc F() {\n" + randomStatements(uint64(100+i/2)) + "}\n")
+		srcs = append(srcs, fmt.Sprintf("s%02d", i), src) // s00 and s01 alike, s02 and s03...
+	}
+	r := compare(t, nil, srcs...)
+	require.Len(t, r.Pairs, 15, "the twins, and no other of the 435 pairs")
+	for _, p := range r.Pairs {
+		assert.Equal(t, p.A/2, p.B/2, "%s", names(r, p))
+		assert.Greater(t, p.Score, 0.85, "all but the few tokens at the ends, which no fingerprint starts in")
+	}
+	shared := 0
+	for _, p := range r.Pairs {
+		shared += p.Shared
+	}
+	assert.Equal(t, shared, r.Visits, "each step of the scoring is a fingerprint that a scored pair shares")
 }
