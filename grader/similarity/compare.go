@@ -24,7 +24,8 @@ type Pair struct {
 }
 
 // Result is a comparison of every submission of an Index with every other,
-// through the index, and the pairs that share code, best first.
+// through the index, and the pairs that share code, best first. It is of
+// the submissions added before Compare: compare again after adding more.
 type Result struct {
 	*Index
 	// Pairs holds every pair that shares a fingerprint that is not common,
