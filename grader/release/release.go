@@ -87,6 +87,7 @@ var rules = []Rule{
 	{Pattern: "docs/instructors.md", Why: "instructors' guide"},
 	{Pattern: "docs/release.md", Why: "instructors': how this release is made"},
 	{Pattern: "docs/authoring.md", Why: "instructors': what makes a lab, with its solutions and mutants"},
+	{Pattern: "cmd/course/internal/cli/testdata/golden/", Why: "saved grading reports that name hidden tests: the report formats' golden files"},
 
 	// What students need.
 	{Pattern: "go.mod", Keep: true, Why: "the course module"},

@@ -1,0 +1,119 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coursekit/course/grader"
+	classpkg "github.com/coursekit/course/grader/class"
+	"github.com/coursekit/course/grader/release/releasetest"
+)
+
+// update rewrites the golden files: go test ./cmd/course/internal/cli -run Golden -update
+var update = flag.Bool("update", false, "rewrite the golden files of TestGolden…")
+
+// goldenClass is a saved class report (course grade --json) of nine
+// submissions of lab 10: a solution, the stub, a mutant with an exercise
+// scored per test, a rejected file, one whose build fails, a race (one in
+// the hidden tests), a timeout, a name with a diacritic, and one not
+// graded; late penalties on two. Its times are fixed and its outputs cut
+// short, so that every format made of it is the same on every machine.
+const goldenClass = "testdata/golden/class.json"
+
+// golden compares got with the golden file name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", "golden", name)
+	if *update {
+		require.NoError(t, os.WriteFile(p, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(p)
+	require.NoError(t, err, "no golden file %s: run go test -run Golden -update, then read the diff", p)
+	assert.Equal(t, string(want), string(got), "%s differs from its golden file: every format must stay what it was", p)
+}
+
+// TestGoldenClassOutputs: what course grade --from makes of the saved class
+// report, in every format it writes (text and its summary, CSV, JUnit,
+// JSON, HTML).
+func TestGoldenClassOutputs(t *testing.T) {
+	releasetest.SkipInRelease(t, "the golden files name hidden tests")
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		file string // the output file, if the command writes one
+	}{
+		{"from.txt", nil, ""},
+		{"from.json", []string{"--json"}, ""},
+		{"from.junit.xml", []string{"--format", "junit"}, ""},
+		{"from.csv", []string{"--csv", filepath.Join(dir, "grades.csv")}, filepath.Join(dir, "grades.csv")},
+		{"from.html", []string{"--html", filepath.Join(dir, "report.html")}, filepath.Join(dir, "report.html")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run(t, nil, append([]string{"grade", "--from", goldenClass}, tc.args...)...)
+			out := "exit status " + strconv.Itoa(r.code) + "\n--- stdout\n" + r.stdout + "--- stderr\n" + r.stderr
+			if tc.file != "" {
+				data, err := os.ReadFile(tc.file)
+				require.NoError(t, err)
+				out += "--- " + filepath.Base(tc.file) + "\n" + string(data)
+			}
+			golden(t, tc.name, []byte(out))
+		})
+	}
+}
+
+// TestGoldenReportFormats: each report of the saved class in every format
+// of one submission (text, JUnit, Gradescope, Classroom 50, the
+// Markdown summary, the CSV row); JSON is from.json's.
+func TestGoldenReportFormats(t *testing.T) {
+	releasetest.SkipInRelease(t, "the golden files name hidden tests")
+	f, err := os.Open(goldenClass)
+	require.NoError(t, err)
+	defer f.Close()
+	reports, _, err := classpkg.ReadJSON(f)
+	require.NoError(t, err)
+	require.Len(t, reports, 8)
+	ids := []string{"10.1", "10.2", "10.3", "10.4", "10.5", "10.6"}
+	env := map[string]string{"CLASSROOM": "go-fall", "ASSIGNMENT": "lab10", "ASSIGNMENT_TYPE": "individual",
+		"USERNAME": "student", "SUBMISSION_TAG": "submit/1", "COMMIT_URL": "https://example.com/c/1",
+		"RELEASE_URL": "https://example.com/r/1", "REVIEW_URL": "https://example.com/p/1"}
+	graded := time.Date(2026, 12, 2, 9, 30, 0, 0, time.UTC)
+	for _, r := range reports {
+		t.Run(r.Submission, func(t *testing.T) {
+			var b bytes.Buffer
+			require.NoError(t, grader.WriteText(&b, r, grader.Style{}))
+			golden(t, r.Submission+".txt", b.Bytes())
+
+			x, err := grader.JUnit(r)
+			require.NoError(t, err)
+			golden(t, r.Submission+".junit.xml", x)
+
+			b.Reset()
+			require.NoError(t, grader.WriteJSON(&b, grader.Gradescope(r)))
+			golden(t, r.Submission+".gradescope.json", b.Bytes())
+
+			c50, err := grader.Classroom50(r, func(k string) string { return env[k] }, graded)
+			require.NoError(t, err)
+			data, err := json.MarshalIndent(c50, "", "  ")
+			require.NoError(t, err)
+			golden(t, r.Submission+".classroom50.json", append(data, '\n'))
+
+			b.Reset()
+			require.NoError(t, grader.WriteMarkdown(&b, r))
+			golden(t, r.Submission+".md", b.Bytes())
+
+			golden(t, r.Submission+".csv", []byte(strings.Join(grader.CSVRow(r, ids), "\t")+"\n"))
+		})
+	}
+}
