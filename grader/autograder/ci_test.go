@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,7 +21,6 @@ import (
 
 	"github.com/coursekit/course/grader/autograder"
 	"github.com/coursekit/course/grader/internal/offline"
-	"github.com/coursekit/course/grader/release"
 	"github.com/coursekit/course/grader/release/releasetest"
 )
 
@@ -232,10 +232,7 @@ func newCILayout(t *testing.T) ciLayout {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
-	rel := filepath.Join(t.TempDir(), "course-student")
-	_, err := release.Make(courseCheckout(t), rel)
-	require.NoError(t, err)
-	return ciLayout{release: rel}
+	return ciLayout{release: sharedRelease(t)}
 }
 
 // copyTree copies the student release where a job clones it.
@@ -257,6 +254,9 @@ func TestGitHubWorkflowStepsTellSolutionFromStub(t *testing.T) {
 	steps := wf.Jobs["grade"].Steps
 	solution := releasetest.Solution(t, l)
 	runnerTemp := t.TempDir()
+	// One module cache for the job's runs, empty before the first: the
+	// first proves the job fetches what it needs; the second finds it there.
+	modules := freshModules(t)
 
 	for _, c := range []struct {
 		name   string
@@ -272,7 +272,7 @@ func TestGitHubWorkflowStepsTellSolutionFromStub(t *testing.T) {
 			}
 			copyTree(t, lay.release, filepath.Join(ws, ".course-tool"))
 			output, summary := filepath.Join(t.TempDir(), "output"), filepath.Join(t.TempDir(), "summary")
-			env := offline.Env(append(freshModules(t),
+			env := offline.Env(append(slices.Clone(modules),
 				"RUNNER_TEMP="+runnerTemp, "GITHUB_WORKSPACE="+ws, "GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+summary)...)
 			ran := 0
 			for _, s := range steps {
@@ -324,6 +324,7 @@ func TestGitLabCIScriptTellsSolutionFromStub(t *testing.T) {
 	_, ci := gitlabCI(t, &autograder.CI{Lab: l, CourseRepo: "https://gitlab.example.com/teach/course-student.git"})
 	job := ci["grade"]
 	solution := releasetest.Solution(t, l)
+	modules := freshModules(t) // empty before the first run, as a job's is
 
 	for _, c := range []struct {
 		name string
@@ -341,7 +342,7 @@ func TestGitLabCIScriptTellsSolutionFromStub(t *testing.T) {
 			copyTree(t, lay.release, filepath.Join(project, ".course-tool"))
 			// The job's module cache, empty at first, filled from a proxy
 			// made of this machine's module cache, offline.
-			env := offline.Env(append(freshModules(t), "CI_PROJECT_DIR="+project)...)
+			env := offline.Env(append(slices.Clone(modules), "CI_PROJECT_DIR="+project)...)
 			for k, v := range job.Variables {
 				env = append(env, k+"="+strings.ReplaceAll(v, "$CI_PROJECT_DIR", project))
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/coursekit/course/grader/autograder"
 	"github.com/coursekit/course/grader/internal/offline"
-	"github.com/coursekit/course/grader/release"
 	"github.com/coursekit/course/grader/release/releasetest"
 )
 
@@ -106,10 +106,12 @@ func TestClassroom50AutograderGradesACheckout(t *testing.T) {
 	script, err := c.Script()
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(bundle, autograder.Classroom50Script), script, 0o755))
-	_, err = release.Make(courseCheckout(t), filepath.Join(bundle, autograder.Classroom50Source))
-	require.NoError(t, err)
+	copyTree(t, sharedRelease(t), filepath.Join(bundle, autograder.Classroom50Source))
 	solution := releasetest.Solution(t, l)
 	runnerTemp := t.TempDir()
+	// One module cache for the runs, empty before the first: the first
+	// proves autograder.py fetches what it needs; the others find it there.
+	modules := freshModules(t)
 
 	grade := func(t *testing.T, lay func(dir string)) (c50Result, string) {
 		t.Helper()
@@ -117,7 +119,7 @@ func TestClassroom50AutograderGradesACheckout(t *testing.T) {
 		lay(checkout)
 		// A result.json the student committed is never the one published.
 		require.NoError(t, os.WriteFile(filepath.Join(checkout, "result.json"), []byte(`{"score": 100}`), 0o644))
-		env := runnerEnv(append(freshModules(t), "RUNNER_TEMP="+runnerTemp)...)
+		env := runnerEnv(append(slices.Clone(modules), "RUNNER_TEMP="+runnerTemp)...)
 		code, out := runIn(t, checkout, env, "python3", filepath.Join(bundle, autograder.Classroom50Script))
 		require.Equal(t, 0, code, "autograder.py exits 0 whenever it wrote result.json:\n%s", out)
 		data, err := os.ReadFile(filepath.Join(checkout, "result.json"))
