@@ -243,7 +243,7 @@ func atoi(s string) int {
 // TestKeepFor: a compaction keeps the last keep messages, or the most
 // recent ones that fit in half the budget, at least one, never the summary.
 func TestKeepFor(t *testing.T) {
-	needStore(t) // keepFor counts with EstimateTokens, exercise 11.5
+	needStore(t)                            // keepFor counts with EstimateTokens, exercise 11.5
 	msg := func(n int) agentstore.Message { // n tokens by EstimateTokens
 		return agentstore.Message(`{"role":"user","c":"` + strings.Repeat("x", 4*n-23) + `"}`)
 	}
