@@ -243,8 +243,9 @@ func atoi(s string) int {
 // TestKeepFor: a compaction keeps the last keep messages, or the most
 // recent ones that fit in half the budget, at least one, never the summary.
 func TestKeepFor(t *testing.T) {
-	needStore(t)                            // keepFor counts with EstimateTokens, exercise 11.5
-	msg := func(n int) agentstore.Message { // n tokens by EstimateTokens
+	needStore(t) // keepFor counts with EstimateTokens, exercise 11.5
+	// msg is a message of n tokens by EstimateTokens.
+	msg := func(n int) agentstore.Message {
 		return agentstore.Message(`{"role":"user","c":"` + strings.Repeat("x", 4*n-23) + `"}`)
 	}
 	summary := agentstore.Message(`{"role":"compactionSummary","summary":"` + strings.Repeat("s", 100) + `","tokensBefore":1,"timestamp":1}`)
