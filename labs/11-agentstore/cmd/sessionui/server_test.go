@@ -193,13 +193,19 @@ func TestPageDrawsTheTree(t *testing.T) {
 	}
 	for _, want := range []string{`class="row k-compaction on-path leaf"`, `keeps from <code>e5</code>`, `class="row k-user on-path summarized"`,
 		`class="g tee h1"`, `class="g elbow h2"`, `class="fork h1"`, `>1/2</span>`, `>2/2</span>`, `class="dot h2"`, `name="id" value="e3"`,
-		`◀ leaf`, `id="context-size">3 messages`, `id="settings">model (an assistant message that names none), thinking off`} {
+		`◀ leaf`, `id="context-size">3 messages`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page does not have %q", want)
 		}
 	}
 	if strings.Contains(page, `class="notice"`) {
 		t.Errorf("a finished store gets a notice:\n%s", page)
+	}
+	// The settings are SessionContext's, the optional 11.7: the page shows
+	// them, or says that they wait for it.
+	if !strings.Contains(page, `id="settings">model (an assistant message that names none), thinking off`) &&
+		!strings.Contains(page, `id="settings">model and thinking level: SessionContext, the optional exercise 11.7`) {
+		t.Errorf("the page does not show the settings of SessionContext, nor that they wait for 11.7")
 	}
 }
 
