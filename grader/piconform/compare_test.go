@@ -20,10 +20,12 @@ type outcome struct {
 	diffs      []Difference
 	problem    string // a difference no Difference explains; "" when there is none
 	detail     string // what the report says of the file as a whole
-	// At a leaf: how many messages each context has, and pi's settings.
-	piN, labN       int
-	model, thinking string
-	leafCompared    bool
+	// At a leaf: how many messages each context has, and each side's
+	// settings.
+	piN, labN             int
+	piModel, labModel     string
+	piThinking, labThinks string
+	leafCompared          bool
 }
 
 // sameJSON reports whether a and b are the same JSON value: the same
@@ -148,24 +150,88 @@ func short(m []byte) string {
 	return s
 }
 
-// compareLeaf compares the lab's context at one leaf with pi's.
-func compareLeaf(file string, pi piLeaf, lab leafResult, sp specials) outcome {
+// compareLeaf compares the lab's context at one leaf with pi's: its
+// messages, its model and its thinking level. tail is the id of the
+// file's unterminated last line ("" when it has none).
+func compareLeaf(file string, pi piLeaf, lab leafResult, sp specials, tail string) outcome {
 	o := outcome{file: file, leaf: pi.label()}
-	if lab.Failure != nil {
-		o.problem = "the lab cannot switch to it: " + lab.Failure.Error
+	if f := lab.Failure; f != nil {
+		if f.Kind == "unknown-entry" && pi.Leaf == tail && tail != "" {
+			o.diffs = []Difference{TailNotCommitted}
+			o.detail = "the lab does not know the entry of the unterminated last line: " + f.Error
+			return o
+		}
+		o.problem = "the lab cannot switch to it: " + f.Error
 		return o
 	}
 	o.diffs, o.problem = explainMessages(pi.Context.Messages, lab.Messages, sp)
-	if pi.Context.Model != nil {
-		o.diffs = addDiff(o.diffs, NoModel)
+	if o.problem == "" && lab.Differs != "" {
+		o.problem = "the lab's SessionContext does not hold BuildContext's messages: " + lab.Differs
 	}
-	if pi.Context.ThinkingLevel != "off" {
-		o.diffs = addDiff(o.diffs, NoThinkingLevel)
+	if pi.Context.Model.String() != lab.Model.String() {
+		o.diffs = addDiff(o.diffs, ModelDiffers)
+	}
+	if pi.Context.ThinkingLevel != lab.ThinkingLevel {
+		o.diffs = addDiff(o.diffs, ThinkingLevelDiffers)
 	}
 	o.leafCompared = true
 	o.piN, o.labN = len(pi.Context.Messages), len(lab.Messages)
-	o.model, o.thinking = pi.Context.Model.String(), pi.Context.ThinkingLevel
+	o.piModel, o.labModel = pi.Context.Model.String(), lab.Model.String()
+	o.piThinking, o.labThinks = pi.Context.ThinkingLevel, lab.ThinkingLevel
 	return o
+}
+
+// refusals are the kinds of the lab's refusal of a whole file that one of
+// its rules explains: the file is stricter than pi there.
+var refusals = map[string]Difference{
+	"kept-entry":     KeptEntryOffPath,
+	"not-json":       CorruptLineRefused,
+	"missing-parent": MissingParentRefused,
+	"duplicate-id":   DuplicateIDRefused,
+	"no-header":      NoHeaderRefused,
+}
+
+// ownIDs reports whether the lab gives the entries of a session file ids of
+// its own: a file of version 1 has none, and each side migrates it with
+// its own (pi random ones, which it writes into the file; the lab ids that
+// the file's lines give, in memory).
+func ownIDs(session []byte) bool {
+	first, _, _ := bytes.Cut(session, []byte("\n"))
+	var h struct {
+		Type    string   `json:"type"`
+		Version *float64 `json:"version"`
+	}
+	return json.Unmarshal(first, &h) == nil && h.Type == "session" && (h.Version == nil || *h.Version < 2)
+}
+
+// leavesToAsk are the leaves the driver builds the context at: pi's, or,
+// in a file whose ids are each side's own, the one the lab opens on.
+func leavesToAsk(pi piSession, session []byte) []string {
+	if ownIDs(session) {
+		return []string{""}
+	}
+	return leafIDs(pi)
+}
+
+// unterminated returns the id of the entry on a file's last line when that
+// line has no "\n", and the id of the entry of the line before it.
+func unterminated(session []byte) (tail, before string) {
+	if len(session) == 0 || session[len(session)-1] == '\n' {
+		return "", ""
+	}
+	lines := bytes.Split(session, []byte("\n"))
+	id := func(line []byte) string {
+		var e struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(line, &e)
+		return e.ID
+	}
+	tail = id(lines[len(lines)-1])
+	if len(lines) > 1 {
+		before = id(lines[len(lines)-2])
+	}
+	return tail, before
 }
 
 // compareFile compares the lab's store with pi on one session file.
@@ -173,18 +239,32 @@ func compareFile(file string, pi piSession, lab openResult, session []byte) []ou
 	whole := outcome{file: file}
 	if f := lab.Failure; f != nil {
 		whole.detail = "the lab refuses it: " + f.Error
+		d, ok := refusals[f.Kind]
 		switch {
 		case f.Kind == "version" && pi.Migrated:
 			whole.diffs = []Difference{VersionRefused}
-		case f.Kind == "kept-entry" && !pi.Migrated:
-			whole.diffs = []Difference{KeptEntryOffPath}
+		case ok && !pi.Migrated:
+			whole.diffs = []Difference{d}
 		default:
 			whole.problem = whole.detail
 		}
 		return []outcome{whole}
 	}
 	var out []outcome
-	if pi.OpenLeaf == nil || lab.Leaf != *pi.OpenLeaf {
+	tail, before := unterminated(session)
+	own := ownIDs(session)
+	switch {
+	case own && len(pi.Leaves) == 1 && pi.OpenLeaf != nil && pi.Leaves[0].Leaf == *pi.OpenLeaf:
+		// One leaf, where each side opens: compared below, the lab's
+		// at the leaf it opens on.
+	case own:
+		whole.problem = fmt.Sprintf("a file whose ids are each side's own must have one leaf, where pi opens it; pi has %d, and opens on %v", len(pi.Leaves), pi.OpenLeaf)
+		return append(out, whole)
+	case tail != "" && pi.OpenLeaf != nil && *pi.OpenLeaf == tail && lab.Leaf == before:
+		whole.diffs = []Difference{TailNotCommitted}
+		whole.detail = fmt.Sprintf("pi opens on %s, the entry of the last line, which has no newline; the lab on %s, the entry before it", tail, before)
+		out = append(out, whole)
+	case pi.OpenLeaf == nil || lab.Leaf != *pi.OpenLeaf:
 		whole.problem = fmt.Sprintf("the lab opens it on leaf %q, pi on %v", lab.Leaf, pi.OpenLeaf)
 		out = append(out, whole)
 	}
@@ -194,13 +274,13 @@ func compareFile(file string, pi piSession, lab openResult, session []byte) []ou
 	}
 	sp := specialsOf(session)
 	for i, l := range pi.Leaves {
-		out = append(out, compareLeaf(file, l, lab.Leaves[i], sp))
+		out = append(out, compareLeaf(file, l, lab.Leaves[i], sp, tail))
 	}
 	return out
 }
 
-// verdict says in one line how o compares: its messages, then pi's
-// settings, which the lab's context does not carry.
+// verdict says in one line how o compares: its messages, then the
+// settings of the two SessionContexts.
 func (o outcome) verdict() string {
 	if !o.leafCompared {
 		switch {
@@ -224,7 +304,15 @@ func (o outcome) verdict() string {
 	case len(left) > 0:
 		msgs = fmt.Sprintf("messages differ, %s (pi %d, lab %d)", strings.Join(left, ", "), o.piN, o.labN)
 	}
-	return fmt.Sprintf("%s; model: pi %s, lab none; thinking level: pi %s, lab none", msgs, o.model, o.thinking)
+	return fmt.Sprintf("%s; %s; %s", msgs, setting("model", o.piModel, o.labModel), setting("thinking level", o.piThinking, o.labThinks))
+}
+
+// setting says how one setting of the two contexts compares.
+func setting(name, pi, lab string) string {
+	if pi == lab {
+		return fmt.Sprintf("%s %s", name, pi)
+	}
+	return fmt.Sprintf("%s: pi %s, lab %s", name, pi, lab)
 }
 
 // report logs every outcome: which leaves match pi and which differ, and why.

@@ -12,8 +12,12 @@
 // store wrote. The lab's side, testdata/driver, is built inside a workspace
 // of the lab with the solution under test, as a student's workspace is.
 //
-// The suite says, leaf by leaf, where the store builds pi's context and
-// where it does not, and why: the differences known today are an explicit,
-// typed list (known_test.go) that the tests check both ways, so a new
-// difference fails and so does a listed one that went away.
+// The suite says, leaf by leaf, where the store builds pi's context (its
+// messages, model and thinking level) and where it does not, and why: the
+// differences are an explicit, typed list (known_test.go) that the tests
+// check both ways, so a new difference fails and so does a listed one that
+// went away. Only the lab's own rules may be listed, the places where the
+// store is stricter than pi on purpose; some fixtures are files pi wrote
+// and the script then changed, to show what pi does with a file the lab
+// refuses.
 package piconform

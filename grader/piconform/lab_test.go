@@ -27,9 +27,6 @@ const chapter = "11"
 // directory (and so to a workspace of it).
 const fixturesDir = "testdata/pi"
 
-// handMade is the lab's older session file in pi's format, written by hand.
-const handMade = "testdata/pi-session.jsonl"
-
 // theLab returns the lab under test.
 func theLab(t *testing.T) *lab.Lab {
 	t.Helper()
@@ -180,9 +177,12 @@ type openResult struct {
 }
 
 type leafResult struct {
-	Leaf     string            `json:"leaf"`
-	Failure  *failure          `json:"failure"`
-	Messages []json.RawMessage `json:"messages"`
+	Leaf          string            `json:"leaf"`
+	Failure       *failure          `json:"failure"`
+	Messages      []json.RawMessage `json:"messages"`
+	ThinkingLevel string            `json:"thinkingLevel"`
+	Model         *piModel          `json:"model"`
+	Differs       string            `json:"differs"`
 }
 
 type appendResult struct {

@@ -155,13 +155,19 @@ func (l piLeaf) label() string {
 // piSession is what pi says of one session file: a fixture's
 // NAME.context.json, or one file of `pi.mjs read`.
 type piSession struct {
-	Pi       string   `json:"pi"`
-	Session  string   `json:"session"`
-	File     string   `json:"file"`
-	Migrated bool     `json:"migrated"`
-	OpenLeaf *string  `json:"openLeaf"`
-	Entries  int      `json:"entries"`
-	Leaves   []piLeaf `json:"leaves"`
+	Pi      string `json:"pi"`
+	Session string `json:"session"`
+	File    string `json:"file"`
+	// Migrated: the file is of an older version, which pi migrates.
+	// Rewritten: pi changed the file when it opened it (a migration, or
+	// a file without a header). Changed: what the script changed in a file
+	// pi wrote, to see what pi does with a file the lab refuses.
+	Migrated  bool     `json:"migrated"`
+	Rewritten bool     `json:"rewritten"`
+	Changed   string   `json:"changed"`
+	OpenLeaf  *string  `json:"openLeaf"`
+	Entries   int      `json:"entries"`
+	Leaves    []piLeaf `json:"leaves"`
 }
 
 // read runs `pi.mjs read files...`.

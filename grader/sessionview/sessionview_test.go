@@ -69,8 +69,9 @@ func TestReadAFactLog(t *testing.T) {
 		"└─ a2  assistant  \"go.mod and more\"\n", draw(t, factLog, DrawOptions{}))
 }
 
-// piSession is the session file of the teaching agent's store (chapter
-// 11), in the format of pi: a header line without a parentId, then entries
+// piSession is a session file of the teaching agent's store (chapter 11)
+// in the format of pi, written by hand (the files pi itself wrote are in
+// the lab's testdata/pi): a header line without a parentId, then entries
 // of several types, a branch and a compaction.
 func piSession(t *testing.T) []byte {
 	t.Helper()

@@ -272,11 +272,13 @@ func TestLab11_2_ConcurrentAppendsFormOneChain(t *testing.T) {
 	s := mustOpen(t, fx.opts(), "new session")
 	const writers, each = 8, 20
 	var wg sync.WaitGroup
+	var caught panics
 	errs := make(chan error, writers*each)
 	for w := 0; w < writers; w++ {
 		wg.Add(2)
 		go func(w int) {
 			defer wg.Done()
+			defer caught.catch("AppendMessage, in one of 8 goroutines appending at once,")
 			for i := 0; i < each; i++ {
 				if _, err := s.AppendMessage(user(fmt.Sprintf("writer %d message %d", w, i))); err != nil {
 					errs <- err
@@ -285,6 +287,7 @@ func TestLab11_2_ConcurrentAppendsFormOneChain(t *testing.T) {
 		}(w)
 		go func() { // a reader beside each writer
 			defer wg.Done()
+			defer caught.catch("Leaf or Entry, beside 8 goroutines appending,")
 			for i := 0; i < each; i++ {
 				if leaf := s.Leaf(); leaf != "" {
 					if _, ok := s.Entry(leaf); !ok {
@@ -295,6 +298,7 @@ func TestLab11_2_ConcurrentAppendsFormOneChain(t *testing.T) {
 		}()
 	}
 	within(t, "8 writers and 8 readers", func() bool { wg.Wait(); return true })
+	caught.check(t)
 	close(errs)
 	for err := range errs {
 		t.Errorf("concurrent use: %s", describe(err))
@@ -335,16 +339,19 @@ func TestLab11_2_FailedWriteAmongConcurrentAppends(t *testing.T) {
 	errs := make([]error, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
+	var caught panics
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
+			defer caught.catch("AppendMessage, in one of 16 goroutines appending at once,")
 			<-start
 			ids[i], errs[i] = s.AppendMessage(msgs[i])
 		}(i)
 	}
 	close(start)
 	within(t, "16 concurrent appends, one of them failing", func() bool { wg.Wait(); return true })
+	caught.check(t)
 
 	failed, tainted := 0, 0
 	for i, err := range errs {

@@ -21,7 +21,7 @@ func branchyFile() string {
 	return headerLine("s0", T1, "/") +
 		msgLine("a", "", user("hi")) +
 		msgLine("b", "a", assistant("one")) +
-		otherLine("model_change", "m", "b") +
+		modelChangeLine("m", "b", "anthropic", "claude-sonnet-4-5") +
 		msgLine("c", "a", assistant("two")) +
 		msgLine("d", "m", user("go on")) +
 		msgLine("e", "c", user("why two?"))
@@ -74,29 +74,55 @@ func TestLab11_3_AppendedMessagesFormTheContext(t *testing.T) {
 	assert.Equal(t, got[0], path[1].ParentID)
 }
 
-// Rule 11.3.3: Entry, PathToLeaf and BuildContext hand out copies.
+// Rule 11.3.3: Entry, PathToLeaf and BuildContext hand out copies: a
+// caller that overwrites every byte of what one of them returned (here with
+// a letter, X, Y or Z, one per method, so that a failure shows whose bytes
+// came back) changes nothing in the store.
 func TestLab11_3_ResultsAreCopies(t *testing.T) {
-	fx := newFixture()
-	s, got := newStoreWith(t, fx, user("hi"), assistant("hello"))
-	want := strs(contextOf(t, s))
+	for _, tc := range []struct {
+		call string
+		fill byte
+		// scribble overwrites the message bytes of what the call returns.
+		scribble func(t *testing.T, s *agentstore.Store, ids []string, fill byte)
+	}{
+		{"BuildContext()", 'X', func(t *testing.T, s *agentstore.Store, _ []string, fill byte) {
+			for _, m := range contextOf(t, s) {
+				overwrite(m, fill)
+			}
+		}},
+		{"PathToLeaf()", 'Y', func(t *testing.T, s *agentstore.Store, _ []string, fill byte) {
+			for _, e := range pathOf(t, s) {
+				overwrite(e.Message, fill)
+			}
+		}},
+		{"Entry(id) of each entry", 'Z', func(t *testing.T, s *agentstore.Store, ids []string, fill byte) {
+			for _, id := range ids {
+				e, _ := entryOf(t, s, id)
+				overwrite(e.Message, fill)
+			}
+		}},
+	} {
+		t.Run(tc.call, func(t *testing.T) {
+			fx := newFixture()
+			msgs := []agentstore.Message{user("hi"), assistant("hello")}
+			s, got := newStoreWith(t, fx, msgs...)
+			tc.scribble(t, s, got, tc.fill)
+			for i, id := range got {
+				e, _ := entryOf(t, s, id)
+				assert.Equal(t, string(msgs[i]), string(e.Message), "after the caller overwrote every byte of the "+
+					"messages %s returned with %q, Entry(%q).Message changed: %s handed out the store's own bytes. A "+
+					"Message is a []byte: hand out bytes.Clone of it, or Entry.Clone", tc.call, tc.fill, id, tc.call)
+			}
+			assert.Equal(t, strs(msgs), strs(contextOf(t, s)), "after the caller overwrote every byte of the messages %s "+
+				"returned with %q, BuildContext() changed: %s handed out the store's own bytes. A Message is a []byte: hand "+
+				"out bytes.Clone of it, or Entry.Clone", tc.call, tc.fill, tc.call)
+		})
+	}
+}
 
-	for _, m := range contextOf(t, s) {
-		for i := range m {
-			m[i] = 'X'
-		}
+// overwrite fills every byte of m with fill, as a careless caller might.
+func overwrite(m agentstore.Message, fill byte) {
+	for i := range m {
+		m[i] = fill
 	}
-	for _, e := range pathOf(t, s) {
-		for i := range e.Message {
-			e.Message[i] = 'Y'
-		}
-	}
-	e, _ := entryOf(t, s, got[0])
-	for i := range e.Message {
-		e.Message[i] = 'Z'
-	}
-	assert.Equal(t, want, strs(contextOf(t, s)),
-		"the caller overwrote the bytes of what BuildContext, PathToLeaf and Entry returned; the store's "+
-			"messages must not change: a Message is a []byte, so hand out bytes.Clone of it (or Entry.Clone)")
-	e, _ = entryOf(t, s, got[1])
-	assert.Equal(t, string(assistant("hello")), string(e.Message))
 }

@@ -12,8 +12,9 @@ import (
 	"time"
 )
 
-// CurrentVersion is the session format this store reads and writes: pi's
-// version 3. Older versions need a migration that this lab does not do.
+// CurrentVersion is the session format this store writes: pi's version 3.
+// It reads versions 1 and 2 too, by migrating their lines in memory
+// (exercise 11.7, UpgradeLine), and never a newer one.
 const CurrentVersion = 3
 
 // TimeFormat is how every timestamp of a session line is written: UTC, with
@@ -21,19 +22,34 @@ const CurrentVersion = 3
 // Format a time.Time with t.UTC().Format(TimeFormat).
 const TimeFormat = "2006-01-02T15:04:05.000Z"
 
-// The line types this store knows. Any other type (pi writes model_change,
-// thinking_level_change, label, session_info, custom, ...) is kept in the
-// tree as it is and gives no message to the context.
+// The line types this store knows. The first three are the store's own: it
+// writes message and compaction entries. The others are pi's: the store
+// reads them (exercise 11.7), never writes them. Any other type (pi writes
+// label, session_info, custom, ...) is kept in the tree as it is and gives
+// no message to the context.
 const (
 	TypeSession    = "session"    // the header: the first line, not part of the tree
 	TypeMessage    = "message"    // one complete agent message
 	TypeCompaction = "compaction" // a summary that stands in for older messages
+
+	TypeBranchSummary       = "branch_summary"        // a summary of a branch the user came back from
+	TypeCustomMessage       = "custom_message"        // a message an extension puts into the context
+	TypeModelChange         = "model_change"          // the model from here on
+	TypeThinkingLevelChange = "thinking_level_change" // the thinking level from here on
 )
 
-// RoleCompactionSummary is the role of the message that BuildContext makes
-// from a compaction entry. It exists only in a built context: a message
-// entry never has it.
-const RoleCompactionSummary = "compactionSummary"
+// The roles of the messages a built context makes from entries that are not
+// message entries. They exist only in a built context: AppendMessage refuses
+// RoleCompactionSummary.
+const (
+	RoleCompactionSummary = "compactionSummary" // CompactionSummaryMessage
+	RoleBranchSummary     = "branchSummary"     // BranchSummaryMessage (11.7)
+	RoleCustom            = "custom"            // CustomMessage (11.7)
+)
+
+// ThinkingLevelOff is the thinking level of a context whose path has no
+// thinking_level_change entry, as in pi.
+const ThinkingLevelOff = "off"
 
 // Header is the first line of a session file. It names the session and is
 // not part of the tree: it has no parentId and no entry points at it.
@@ -51,21 +67,39 @@ type Header struct {
 //	{"type":"message","id":"a1","parentId":null,"timestamp":"...","message":{"role":"user",...}}
 //	{"type":"compaction","id":"c1","parentId":"a9","timestamp":"...","summary":"...","firstKeptEntryId":"a7","tokensBefore":1234}
 //
-// ParentID "" is a root (parentId null on the wire). Message is set for
-// TypeMessage only; Summary, FirstKeptEntryID and TokensBefore for
-// TypeCompaction only. An entry of another type keeps its base fields, and
-// its other fields stay in the file only.
+// ParentID "" is a root (parentId null on the wire). The other fields are
+// those of the entry's type, as DecodeEntry reads them; an entry of another
+// type keeps its base fields, and its other fields stay in the file only.
 type Entry struct {
 	Type      string
 	ID        string
 	ParentID  string
 	Timestamp string
 
+	// TypeMessage: the message.
 	Message Message
 
+	// TypeCompaction: Summary, FirstKeptEntryID, TokensBefore.
+	// TypeBranchSummary: Summary and FromID, the entry the branch left from
+	// (pi writes "root" for a branch that left from before the first entry).
 	Summary          string
 	FirstKeptEntryID string
 	TokensBefore     int
+	FromID           string
+
+	// TypeCustomMessage: the extension's CustomType, the message's Content (a
+	// JSON string or array, as on the line), Display (nil when the line has
+	// none) and Details (nil when the line has none).
+	CustomType string
+	Content    json.RawMessage
+	Display    *bool
+	Details    json.RawMessage
+
+	// TypeModelChange: Provider and ModelID. TypeThinkingLevelChange:
+	// ThinkingLevel.
+	Provider      string
+	ModelID       string
+	ThinkingLevel string
 }
 
 // IsRoot reports whether e starts a branch.
@@ -76,6 +110,16 @@ func (e Entry) Clone() Entry {
 	c := e
 	if e.Message != nil {
 		c.Message = bytes.Clone(e.Message)
+	}
+	if e.Content != nil {
+		c.Content = bytes.Clone(e.Content)
+	}
+	if e.Details != nil {
+		c.Details = bytes.Clone(e.Details)
+	}
+	if e.Display != nil {
+		d := *e.Display
+		c.Display = &d
 	}
 	return c
 }
@@ -125,6 +169,36 @@ func (m Message) Role() string {
 	return v.Role
 }
 
+// Model is the model a context is sent to, as pi names it:
+// {"provider":"anthropic","modelId":"claude-sonnet-4-5"}.
+type Model struct {
+	Provider string `json:"provider"`
+	ModelID  string `json:"modelId"`
+}
+
+// Model returns the "provider" and "model" of the message: what pi reads of
+// an assistant message for the session's model. A field the message does
+// not have, or that is not a string, is "".
+func (m Message) Model() Model {
+	var v struct {
+		Provider any `json:"provider"`
+		Model    any `json:"model"`
+	}
+	_ = json.Unmarshal(m, &v) // a message that is not an object has neither
+	p, _ := v.Provider.(string)
+	id, _ := v.Model.(string)
+	return Model{Provider: p, ModelID: id}
+}
+
+// SessionContext is what pi's buildSessionContext gives for a leaf: the
+// messages the model is sent (BuildContext's), the thinking level, and the
+// model, nil when the path names none (exercise 11.7).
+type SessionContext struct {
+	Messages      []Message `json:"messages"`
+	ThinkingLevel string    `json:"thinkingLevel"`
+	Model         *Model    `json:"model"`
+}
+
 // String returns the JSON text, so that a failing test prints the message
 // rather than its bytes.
 func (m Message) String() string { return string(m) }
@@ -146,20 +220,69 @@ func (m Message) MarshalJSON() ([]byte, error) {
 // be read). Its role is RoleCompactionSummary: it is not an assistant
 // message, and the model can tell it apart from anything that was said.
 func CompactionSummaryMessage(c Entry) Message {
-	var ms int64
-	if t, err := time.Parse(time.RFC3339Nano, c.Timestamp); err == nil {
-		ms = t.UnixMilli()
-	}
-	line, err := encodeLine(struct {
+	return builtMessage(struct {
 		Role         string `json:"role"`
 		Summary      string `json:"summary"`
 		TokensBefore int    `json:"tokensBefore"`
 		Timestamp    int64  `json:"timestamp"`
-	}{RoleCompactionSummary, c.Summary, c.TokensBefore, ms})
+	}{RoleCompactionSummary, c.Summary, c.TokensBefore, millis(c.Timestamp)})
+}
+
+// BranchSummaryMessage is the message that stands for the branch_summary
+// entry b in a built context, the same that pi builds (exercise 11.7):
+//
+//	{"role":"branchSummary","summary":"...","fromId":"a1b2c3d4","timestamp":1741944421110}
+//
+// where timestamp is b.Timestamp in milliseconds since 1970. pi builds it
+// only for a summary that is not empty.
+func BranchSummaryMessage(b Entry) Message {
+	return builtMessage(struct {
+		Role      string `json:"role"`
+		Summary   string `json:"summary"`
+		FromID    string `json:"fromId"`
+		Timestamp int64  `json:"timestamp"`
+	}{RoleBranchSummary, b.Summary, b.FromID, millis(b.Timestamp)})
+}
+
+// CustomMessage is the message that the custom_message entry c puts into a
+// built context, the same that pi builds (exercise 11.7):
+//
+//	{"role":"custom","customType":"reminder","content":"...","display":true,"details":{...},"timestamp":1741944421110}
+//
+// with display and details only when the entry has them. display says
+// whether pi's screen shows the message; the model is sent it either way.
+func CustomMessage(c Entry) Message {
+	content := c.Content
+	if content == nil {
+		content = json.RawMessage(`""`)
+	}
+	return builtMessage(struct {
+		Role       string          `json:"role"`
+		CustomType string          `json:"customType"`
+		Content    json.RawMessage `json:"content"`
+		Display    *bool           `json:"display,omitempty"`
+		Details    json.RawMessage `json:"details,omitempty"`
+		Timestamp  int64           `json:"timestamp"`
+	}{RoleCustom, c.CustomType, content, c.Display, c.Details, millis(c.Timestamp)})
+}
+
+// builtMessage encodes a message a built context makes.
+func builtMessage(v any) Message {
+	line, err := encodeLine(v)
 	if err != nil {
-		panic(err) // strings and integers always encode
+		panic(err) // strings, integers and JSON read by DecodeEntry always encode
 	}
 	return Message(bytes.TrimSuffix(line, []byte("\n")))
+}
+
+// millis is an entry's ISO 8601 timestamp in milliseconds since 1970, as
+// JavaScript's Date.getTime gives it (0 if it cannot be read).
+func millis(ts string) int64 {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return 0
+	}
+	return t.UnixMilli()
 }
 
 // EncodeHeader returns the header's line: one JSON object and "\n".
@@ -263,7 +386,9 @@ func DecodeHeader(line []byte) (Header, error) {
 // DecodeEntry reads one entry line (without its "\n"). It checks the base
 // fields of every entry (a non-empty type other than "session", a non-empty
 // id, parentId null or a non-empty id, an ISO 8601 timestamp) and the fields
-// of message and compaction entries; fields it does not know are ignored.
+// of the types it knows: message, compaction, and pi's branch_summary,
+// custom_message, model_change and thinking_level_change; fields it does
+// not know, and the fields of other types, are ignored.
 // Any problem is a *FieldError, or the JSON syntax error. It knows nothing of
 // other lines: whether the id is new or the parent exists is the caller's
 // to check.
@@ -323,6 +448,46 @@ func DecodeEntry(line []byte) (Entry, error) {
 			return Entry{}, &FieldError{Field: "firstKeptEntryId", Problem: "must not be empty"}
 		}
 		if e.TokensBefore, err = wholeField(obj, "tokensBefore"); err != nil {
+			return Entry{}, err
+		}
+	case TypeBranchSummary:
+		if e.Summary, err = stringField(obj, "summary", "summary"); err != nil {
+			return Entry{}, err
+		}
+		if e.FromID, err = stringField(obj, "fromId", "fromId"); err != nil {
+			return Entry{}, err
+		}
+	case TypeCustomMessage:
+		if e.CustomType, err = stringField(obj, "customType", "customType"); err != nil {
+			return Entry{}, err
+		}
+		raw, ok := obj["content"]
+		if !ok {
+			return Entry{}, &FieldError{Field: "content", Problem: "missing"}
+		}
+		if raw[0] != '"' && raw[0] != '[' {
+			return Entry{}, &FieldError{Field: "content", Problem: "must be a string or an array of blocks, got " + string(raw)}
+		}
+		e.Content = bytes.Clone(raw)
+		if raw, ok := obj["display"]; ok {
+			if s := string(raw); s != "true" && s != "false" {
+				return Entry{}, &FieldError{Field: "display", Problem: "must be true or false, got " + s}
+			}
+			d := string(raw) == "true"
+			e.Display = &d
+		}
+		if raw, ok := obj["details"]; ok {
+			e.Details = bytes.Clone(raw)
+		}
+	case TypeModelChange:
+		if e.Provider, err = stringField(obj, "provider", "provider"); err != nil {
+			return Entry{}, err
+		}
+		if e.ModelID, err = stringField(obj, "modelId", "modelId"); err != nil {
+			return Entry{}, err
+		}
+	case TypeThinkingLevelChange:
+		if e.ThinkingLevel, err = stringField(obj, "thinkingLevel", "thinkingLevel"); err != nil {
 			return Entry{}, err
 		}
 	}

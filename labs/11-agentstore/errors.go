@@ -66,13 +66,28 @@ func (e *LineError) Error() string {
 func (e *LineError) Unwrap() error { return e.Err }
 
 // VersionError reports a session header of a version this store does not
-// read (it reads CurrentVersion only).
+// read: one newer than CurrentVersion. (Versions 1 and 2 open by migration,
+// exercise 11.7; a store without it refuses them with a VersionError too.)
 type VersionError struct {
 	Version int
 }
 
 func (e *VersionError) Error() string {
-	return fmt.Sprintf("session version %d: this store reads version %d only", e.Version, CurrentVersion)
+	if e.Version > CurrentVersion {
+		return fmt.Sprintf("session version %d is newer than version %d, the newest this store reads: a newer pi may have changed what a line means",
+			e.Version, CurrentVersion)
+	}
+	return fmt.Sprintf("session %s is older than version %d: it opens once Open migrates it in memory (exercise 11.7)",
+		versionName(e.Version), CurrentVersion)
+}
+
+// versionName names a header's version: a header without one reads as 0,
+// which is pi's version 1.
+func versionName(v int) string {
+	if v == 0 {
+		return "version 1 (its header has no version)"
+	}
+	return fmt.Sprintf("version %d", v)
 }
 
 // DuplicateIDError reports a second entry with an id already in the file.
@@ -127,6 +142,27 @@ func (e *NeedsRepairError) Error() string {
 }
 
 func (e *NeedsRepairError) Is(target error) bool { return target == ErrNeedsRepair }
+
+// ErrMigrated marks writes refused because the session file is of an
+// older version that Open migrated in memory (see MigratedError).
+var ErrMigrated = errors.New("session file of an older version")
+
+// MigratedError is returned by every write of a Store whose file is of
+// version 1 or 2 (exercise 11.7): Open read it by migrating its lines in
+// memory, but the store appends only version-3 lines to a version-3 file,
+// and never rewrites one. Reset starts a new session beside it. Version is
+// the header's (0 for a header without one). It matches ErrMigrated.
+type MigratedError struct {
+	Path    string
+	Version int
+}
+
+func (e *MigratedError) Error() string {
+	return fmt.Sprintf("%s: a session file of %s, read by migrating it in memory: this store appends only to version-%d files and never rewrites one; Reset starts a new session and keeps this one beside it",
+		e.Path, versionName(e.Version), CurrentVersion)
+}
+
+func (e *MigratedError) Is(target error) bool { return target == ErrMigrated }
 
 // TaintedError is returned by every write of a Store after a write failed:
 // the file may now end in half a line, so the store stops writing. Err is

@@ -12,7 +12,9 @@ import (
 // FileSystem is all the file access a Store needs. It is this narrow so that
 // tests can hand in a fake that fails any call on purpose (a full disk half
 // way through a line, a rename that never happens) and records every call,
-// which is how they check that nothing is ever rewritten.
+// which is how they check that nothing is ever rewritten. It makes no
+// directories: the directory of the session file must exist before Open
+// (make it with os.MkdirAll; cmd/agent does).
 type FileSystem interface {
 	// ReadFile returns the whole content of the file at path. A missing
 	// file is an error that matches fs.ErrNotExist.

@@ -7,8 +7,10 @@ package agentstore_test
 // records every call and fails the ones a test chooses, a clock that says
 // what the test sets, and id generators that hand out the ids a test
 // expects. Time appears here only as a safety net: every call into the
-// store must return within callBound, so that a store that deadlocks fails
-// its test instead of hanging it. No test uses time to order events.
+// store must return within callBound, and release the store's lock, so
+// that a store that deadlocks fails its test, naming the call, instead of
+// hanging it. A store that panics fails its test the same way, and the
+// other tests still run. No test uses time to order events.
 
 import (
 	"bytes"
@@ -16,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -38,6 +41,10 @@ const (
 // callBound bounds every call into the store. A correct store answers in
 // microseconds; one that never returns has deadlocked.
 const callBound = 3 * time.Second
+
+// probeBound bounds the check, after each call, that the store's lock is
+// free again: Leaf, on a free lock, answers at once.
+const probeBound = time.Second
 
 // ---- the fake file system ----------------------------------------------------
 
@@ -480,22 +487,138 @@ func (fx *fixture) opts() agentstore.Options {
 
 // ---- bounded calls into the store -----------------------------------------------
 
-// within runs f and returns its result, or fails the test if f has not
-// returned after callBound.
+// outcome is how a call ended: its value, or the panic it raised.
+type outcome[T any] struct {
+	v      T
+	panic  any
+	stack  []byte
+	panics bool
+}
+
+// run calls f in a goroutine of its own and waits for it at most bound:
+// done is false when f has not returned by then (a runaway f cannot be
+// stopped; it is left behind).
+func run[T any](f func() T, bound time.Duration) (o outcome[T], done bool) {
+	ch := make(chan outcome[T], 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- outcome[T]{panic: p, stack: debug.Stack(), panics: true}
+			}
+		}()
+		ch <- outcome[T]{v: f()}
+	}()
+	timer := time.NewTimer(bound)
+	defer timer.Stop()
+	select {
+	case o := <-ch:
+		return o, true
+	case <-timer.C:
+		return o, false
+	}
+}
+
+// panicked says what a panic in the store was and where in store.go.
+func panicked(what string, p any, stack []byte) string {
+	var where []string
+	lines := strings.Split(string(stack), "\n")
+	for i := 1; i < len(lines); i++ {
+		file := strings.TrimSpace(lines[i])
+		if at := strings.LastIndex(file, "/store.go:"); at >= 0 {
+			fn := lines[i-1]
+			if paren := strings.LastIndex(fn, "("); paren > 0 {
+				fn = fn[:paren]
+			}
+			fn = fn[strings.LastIndex(fn, ".")+1:]
+			if strings.HasPrefix(lines[i-1], "github.com/coursekit/course/labs/11-agentstore.(*Store).") {
+				fn = "(*Store)." + fn
+			}
+			loc, _, _ := strings.Cut(file[at+1:], " ")
+			where = append(where, fmt.Sprintf("%s at %s", fn, loc))
+		}
+	}
+	at := "the stack does not pass through store.go"
+	if len(where) > 0 {
+		at = "in your store.go: " + strings.Join(where, ", called from ")
+	}
+	return fmt.Sprintf("%s panicked: %v\n\t(%s)\nA store must not panic: the agent that uses it would stop with it. Return an "+
+		"error instead, or check what may be missing (a nil map, an index out of range, an entry not in the index) "+
+		"before you use it. The other tests go on.", what, p, at)
+}
+
+// within runs f and returns its result. It fails the test, naming the
+// call, if f panics or has not returned after callBound.
 func within[T any](t *testing.T, what string, f func() T) T {
 	t.Helper()
-	ch := make(chan T, 1)
-	go func() { ch <- f() }()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(callBound):
-		t.Fatalf("%s did not return within %v: the store is stuck — lab 11.2: every method takes the "+
-			"store's lock once and releases it on every return path, an error too (defer mu.Unlock()); "+
-			"a sync.Mutex is not reentrant, so a method must not call another exported method while it holds it",
-			what, callBound)
-		var zero T
-		return zero
+	o, done := run(f, callBound)
+	switch {
+	case !done:
+		t.Fatalf("%s did not return within %v: the store is stuck in it. Every call into the store before it in "+
+			"this test returned and released the store's lock, so this call waits for itself: a sync.Mutex is not "+
+			"reentrant, and a method that calls another exported method (or takes the lock a second time) while it "+
+			"holds it waits forever — lab 11.2.5: take the lock once, at the top of each exported method, and do the "+
+			"work in unexported helpers that assume it is held", what, callBound)
+	case o.panics:
+		t.Fatal(panicked(what, o.panic, o.stack))
+	}
+	return o.v
+}
+
+// released checks, once the call what has returned, that it released the
+// store's lock: Leaf must then answer at once. A call that kept the lock is
+// named here, not blamed on the next call.
+func released(t *testing.T, s *agentstore.Store, what string) {
+	t.Helper()
+	if s == nil {
+		return
+	}
+	o, done := run(s.Leaf, probeBound)
+	switch {
+	case !done:
+		t.Fatalf("%s returned, but kept the store's lock: Leaf, called right after it, did not return within %v. "+
+			"Lab 11.2.5: every method releases the lock on every return path, an error too: begin each exported "+
+			"method with s.mu.Lock() and defer s.mu.Unlock(), and an early return cannot keep it", what, probeBound)
+	case o.panics:
+		t.Fatal(panicked("Leaf, called after "+what+",", o.panic, o.stack))
+	}
+}
+
+// outcomeOf names what a call returned, for released's message.
+func outcomeOf(call string, err error) string {
+	if err == nil {
+		return call
+	}
+	return fmt.Sprintf("%s (which returned the error %q)", call, err)
+}
+
+// panics collects the panics of the goroutines that a concurrency test
+// starts itself, so that a store that panics there fails that test,
+// naming the call, instead of stopping every test. Its lock is taken only
+// when a goroutine panicked: it adds no ordering the race detector would
+// see.
+type panics struct {
+	mu  sync.Mutex
+	got []string
+}
+
+// catch recovers a panic of the goroutine it is deferred in (first, before
+// anything else is deferred) and records it with the call it was in.
+func (p *panics) catch(what string) {
+	if v := recover(); v != nil {
+		msg := panicked(what, v, debug.Stack())
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.got = append(p.got, msg)
+	}
+}
+
+// check fails t for every panic recorded.
+func (p *panics) check(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, msg := range p.got {
+		t.Error(msg)
 	}
 }
 
@@ -510,6 +633,7 @@ func open(t *testing.T, opts agentstore.Options) (*agentstore.Store, error) {
 		s, err := agentstore.Open(opts)
 		return result[*agentstore.Store]{s, err}
 	})
+	released(t, r.v, outcomeOf("Open", r.err))
 	return r.v, r.err
 }
 
@@ -527,6 +651,7 @@ func appendMsg(t *testing.T, s *agentstore.Store, m agentstore.Message) (string,
 		id, err := s.AppendMessage(m)
 		return result[string]{id, err}
 	})
+	released(t, s, outcomeOf("AppendMessage", r.err))
 	return r.v, r.err
 }
 
@@ -540,12 +665,16 @@ func mustAppend(t *testing.T, s *agentstore.Store, m agentstore.Message) string 
 
 func leafOf(t *testing.T, s *agentstore.Store) string {
 	t.Helper()
-	return within(t, "Leaf", s.Leaf)
+	leaf := within(t, "Leaf", s.Leaf)
+	released(t, s, "Leaf")
+	return leaf
 }
 
 func headerOf(t *testing.T, s *agentstore.Store) agentstore.Header {
 	t.Helper()
-	return within(t, "Header", s.Header)
+	h := within(t, "Header", s.Header)
+	released(t, s, "Header")
+	return h
 }
 
 func entryOf(t *testing.T, s *agentstore.Store, id string) (agentstore.Entry, bool) {
@@ -558,6 +687,7 @@ func entryOf(t *testing.T, s *agentstore.Store, id string) (agentstore.Entry, bo
 		}
 		return result[agentstore.Entry]{e, err}
 	})
+	released(t, s, "Entry")
 	return r.v, r.err == nil
 }
 
@@ -582,17 +712,30 @@ func chainOf(t *testing.T, s *agentstore.Store) []string {
 
 func pathOf(t *testing.T, s *agentstore.Store) []agentstore.Entry {
 	t.Helper()
-	return within(t, "PathToLeaf", s.PathToLeaf)
+	p := within(t, "PathToLeaf", s.PathToLeaf)
+	released(t, s, "PathToLeaf")
+	return p
 }
 
 func contextOf(t *testing.T, s *agentstore.Store) []agentstore.Message {
 	t.Helper()
-	return within(t, "BuildContext", s.BuildContext)
+	c := within(t, "BuildContext", s.BuildContext)
+	released(t, s, "BuildContext")
+	return c
+}
+
+func sessionContextOf(t *testing.T, s *agentstore.Store) agentstore.SessionContext {
+	t.Helper()
+	c := within(t, "SessionContext", s.SessionContext)
+	released(t, s, "SessionContext")
+	return c
 }
 
 func switchLeaf(t *testing.T, s *agentstore.Store, id string) error {
 	t.Helper()
-	return within(t, "SwitchLeaf", func() error { return s.SwitchLeaf(id) })
+	err := within(t, "SwitchLeaf", func() error { return s.SwitchLeaf(id) })
+	released(t, s, outcomeOf(fmt.Sprintf("SwitchLeaf(%q)", id), err))
+	return err
 }
 
 func compact(t *testing.T, s *agentstore.Store, maxTokens, keep int) (string, error) {
@@ -601,12 +744,15 @@ func compact(t *testing.T, s *agentstore.Store, maxTokens, keep int) (string, er
 		id, err := s.CompactIfNeeded(maxTokens, keep)
 		return result[string]{id, err}
 	})
+	released(t, s, outcomeOf(fmt.Sprintf("CompactIfNeeded(%d, %d)", maxTokens, keep), r.err))
 	return r.v, r.err
 }
 
 func reset(t *testing.T, s *agentstore.Store) error {
 	t.Helper()
-	return within(t, "Reset", s.Reset)
+	err := within(t, "Reset", s.Reset)
+	released(t, s, outcomeOf("Reset", err))
+	return err
 }
 
 // describe formats an error for a failure message, with its type.
@@ -672,9 +818,16 @@ func msgLine(id, parent string, m agentstore.Message) string {
 	return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"timestamp":%q,"message":%s}`, id, jsonParent(parent), T1, m) + "\n"
 }
 
-// otherLine is a line of a type this store does not interpret.
+// otherLine is a line of a type whose fields DecodeEntry does not read
+// (pi's label, session_info, custom, ...).
 func otherLine(typ, id, parent string) string {
 	return fmt.Sprintf(`{"type":%q,"id":%q,"parentId":%s,"timestamp":%q,"note":"kept as it is"}`, typ, id, jsonParent(parent), T1) + "\n"
+}
+
+// modelChangeLine is pi's model_change entry line.
+func modelChangeLine(id, parent, provider, model string) string {
+	return fmt.Sprintf(`{"type":"model_change","id":%q,"parentId":%s,"timestamp":%q,"provider":%q,"modelId":%q}`,
+		id, jsonParent(parent), T1, provider, model) + "\n"
 }
 
 // compactionLine is a compaction entry line with "\n".

@@ -132,7 +132,7 @@ func TestLab11_1_BadLinesNameTheirLine(t *testing.T) {
 	}{
 		{"not JSON on line 3, after a blank line", headerLine("s0", T1, "/") + "\n" + `{"type":"message","id":` + "\n", 3, nil, nil},
 		{"no header", msgLine("a", "", user("hi")), 1, agentstore.ErrNoHeader, nil},
-		{"version 2", `{"type":"session","version":2,"id":"s0","timestamp":"` + T1 + `","cwd":"/"}` + "\n", 1, nil, new(*agentstore.VersionError)},
+		{"version 4", `{"type":"session","version":4,"id":"s0","timestamp":"` + T1 + `","cwd":"/"}` + "\n", 1, nil, new(*agentstore.VersionError)},
 		{"entry without id", headerLine("s0", T1, "/") + msgLine("a", "", user("hi")) +
 			`{"type":"message","parentId":"a","timestamp":"` + T1 + `","message":{"role":"user","content":"x"}}` + "\n", 3, nil, new(*agentstore.FieldError)},
 	} {
@@ -198,37 +198,50 @@ func TestLab11_1_LeafIsTheLastLine(t *testing.T) {
 		otherLine("label", "l", "d")
 	fx.fs.setFile(sessPath, text)
 	s := mustOpen(t, fx.opts(), "file whose last line is a label on a short branch")
-	assert.Equal(t, "l", leafOf(t, s), "the leaf is the last line's entry, whatever its type and depth")
+	assert.Equal(t, "l", leafOf(t, s), "Leaf() after Open of a file whose lines are a, b, c, the compaction k, d (a "+
+		"second answer to a) and the label l: the leaf is the entry of the last line, whatever its type, and whichever "+
+		"branch is deeper")
 
 	k, ok := entryOf(t, s, "k")
-	require.True(t, ok, "Entry(\"k\"): a compaction line is an entry too")
+	require.True(t, ok, "Entry(\"k\") after Open found nothing; want the compaction of line 5: a compaction line is an "+
+		"entry like any other, indexed by its id")
 	assert.Equal(t, agentstore.Entry{Type: "compaction", ID: "k", ParentID: "c", Timestamp: T1,
-		Summary: "they said hi", FirstKeptEntryID: "b", TokensBefore: 99}, k)
+		Summary: "they said hi", FirstKeptEntryID: "b", TokensBefore: 99}, k, "Entry(\"k\"): the compaction as DecodeEntry reads it")
 	l, ok := entryOf(t, s, "l")
-	require.True(t, ok, "Entry(\"l\"): a line of a type the store does not interpret is still in the tree")
-	assert.Equal(t, agentstore.Entry{Type: "label", ID: "l", ParentID: "d", Timestamp: T1}, l)
+	require.True(t, ok, "Entry(\"l\") after Open found nothing; want the label of line 7: a line of a type the store "+
+		"does not interpret is still an entry of the tree, indexed like the others")
+	assert.Equal(t, agentstore.Entry{Type: "label", ID: "l", ParentID: "d", Timestamp: T1}, l, "Entry(\"l\"): its base fields")
 }
 
-// Rule 11.1.5: a last line without "\n" was never committed.
+// Rule 11.1.5: a last line without "\n" was never committed, whatever it
+// holds: half an entry, a whole one, or white space only.
 func TestLab11_1_UnterminatedTailIsNotAFact(t *testing.T) {
-	fx := newFixture()
 	whole := msgLine("d", "c", assistant("it says hello"))
-	text := threeEntries() + whole[:len(whole)/2]
-	fx.fs.setFile(sessPath, text)
-	s := mustOpen(t, fx.opts(), "file ending in half a line")
-	assert.Equal(t, "c", leafOf(t, s), "the half line on line 5 is not a fact: the leaf is the last committed entry")
-	_, ok := entryOf(t, s, "d")
-	assert.False(t, ok, "Entry(\"d\"): an unterminated line must not be decoded or indexed")
-	_, ok = entryOf(t, s, "c")
-	assert.True(t, ok, "the committed entries are all there")
-	requireOnlyReads(t, fx.fs.opsSince(0), "Open of a file with a tail (nothing is repaired automatically)")
-	assert.Equal(t, text, fx.fs.file(sessPath))
-
-	// A tail that would decode fine is still not committed.
-	fx = newFixture()
-	fx.fs.setFile(sessPath, threeEntries()+strings.TrimSuffix(whole, "\n"))
-	s = mustOpen(t, fx.opts(), "file ending in a whole line without its newline")
-	assert.Equal(t, "c", leafOf(t, s), "without its \"\\n\", even a complete-looking line was never committed")
+	for _, tc := range []struct{ name, tail string }{
+		{"half an entry", whole[:len(whole)/2]},
+		{"a whole entry without its newline", strings.TrimSuffix(whole, "\n")},
+		{"white space only", " \t "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFixture()
+			text := threeEntries() + tc.tail
+			fx.fs.setFile(sessPath, text)
+			s := mustOpen(t, fx.opts(), "file of three entries ending in "+tc.name+" without \"\\n\"")
+			assert.Equal(t, "c", leafOf(t, s), "Leaf() after Open of a file of three entries (a, b, c) whose line 5 is %s "+
+				"without \"\\n\": the leaf is c, the last committed entry. A line counts only once its \"\\n\" is written: "+
+				"this one is not a fact, whatever it holds", tc.name)
+			_, ok := entryOf(t, s, "d")
+			assert.False(t, ok, "Entry(\"d\") found the entry of the unterminated line 5; want nothing: an unterminated "+
+				"line is not decoded and not indexed")
+			for _, id := range []string{"a", "b", "c"} {
+				_, ok = entryOf(t, s, id)
+				assert.True(t, ok, "Entry(%q) found nothing; want the entry of its committed line: a tail after them "+
+					"does not make Open drop them", id)
+			}
+			requireOnlyReads(t, fx.fs.opsSince(0), "Open of a file with a tail (nothing is repaired automatically)")
+			assert.Equal(t, text, fx.fs.file(sessPath), "Open changed the file; it only reads a file with a tail")
+		})
+	}
 }
 
 // Rule 11.1.2, 11.1.4: a session file written by pi (version 3) opens: its
@@ -236,13 +249,16 @@ func TestLab11_1_UnterminatedTailIsNotAFact(t *testing.T) {
 func TestLab11_1_OpensPiSessionFile(t *testing.T) {
 	fx := newFixture()
 	fx.fs.setFile(sessPath, piSession)
-	s := mustOpen(t, fx.opts(), "testdata/pi-session.jsonl")
-	assert.Equal(t, agentstore.Header{Version: 3, ID: "0195932a-6e1d-7c3b-9f4e-2a6b8c0d1e2f",
-		Timestamp: "2025-03-14T09:26:53.589Z", Cwd: "/home/ada/src/tokenizer"}, headerOf(t, s))
-	assert.Equal(t, "7c8d9e0f", leafOf(t, s), "pi's leaf after loading is the last line's entry too")
+	s := mustOpen(t, fx.opts(), "testdata/pi/tokenizer.jsonl")
+	assert.Equal(t, agentstore.Header{Version: 3, ID: "019cebab-8995-795a-8c23-654cc9f96c79",
+		Timestamp: "2026-03-14T09:26:53.589Z", Cwd: "/home/ada/src/tokenizer"}, headerOf(t, s),
+		"Header() of pi's file: its first line")
+	said := piContexts(t, "tokenizer")
+	assert.Equal(t, *said.OpenLeaf, leafOf(t, s), "Leaf() of pi's file: pi opens it on the last line's entry, %s", *said.OpenLeaf)
 	for _, id := range piIDs {
 		_, ok := entryOf(t, s, id)
-		assert.True(t, ok, "Entry(%q) of the pi file", id)
+		assert.True(t, ok, "Entry(%q) of pi's file found nothing; want the entry of its line: every line of every type "+
+			"is in the index", id)
 	}
 	requireOnlyReads(t, fx.fs.opsSince(0), "Open of pi's file")
 }
@@ -279,28 +295,25 @@ func TestLab11_1_NoCommittedHeaderIsNoSession(t *testing.T) {
 	}
 }
 
-// Rule 11.1.3: only version 3 opens, neither an older version nor a newer
-// one: a newer pi may have changed what a line means. The *VersionError is
-// the *LineError's Err itself, naming the version the header has (0 when
-// it has none).
-func TestLab11_1_OnlyVersion3Opens(t *testing.T) {
-	for _, v := range []struct {
-		field string
-		want  int
-	}{{`"version":4,`, 4}, {`"version":2,`, 2}, {`"version":1,`, 1}, {``, 0}, {`"version":99,`, 99}} {
-		text := `{"type":"session",` + v.field + `"id":"s0","timestamp":"` + T1 + `","cwd":"/"}` + "\n" + msgLine("a", "", user("hi"))
+// Rule 11.1.3: a header newer than version 3 is refused: a newer pi may
+// have changed what a line means. The *VersionError is the *LineError's Err
+// itself, naming the version the header has. (How versions 1 and 2 open is
+// exercise 11.7's.)
+func TestLab11_1_NewerVersionsAreRefused(t *testing.T) {
+	for _, v := range []int{4, 5, 99} {
+		text := fmt.Sprintf(`{"type":"session","version":%d,"id":"s0","timestamp":"%s","cwd":"/"}`, v, T1) + "\n" + msgLine("a", "", user("hi"))
 		fx := newFixture()
 		fx.fs.setFile(sessPath, text)
 		_, err := open(t, fx.opts())
 		var le *agentstore.LineError
 		require.True(t, errors.As(err, &le), "Open over a header of version %d = %s; want a *LineError: this store "+
-			"reads version %d only, older and newer alike", v.want, describe(err), agentstore.CurrentVersion)
+			"reads no version newer than %d", v, describe(err), agentstore.CurrentVersion)
 		assert.Equal(t, 1, le.Line, "LineError.Line: the header's line")
 		ve, ok := le.Err.(*agentstore.VersionError)
 		require.True(t, ok, "Open over a header of version %d: LineError.Err = %s; want the *VersionError itself: "+
-			"&LineError{Path, Line, Err: &VersionError{Version}}", v.want, describe(le.Err))
-		assert.Equal(t, v.want, ve.Version, "VersionError.Version: the version the header has")
-		requireOnlyReads(t, fx.fs.opsSince(0), "Open over a header of another version")
+			"&LineError{Path, Line, Err: &VersionError{Version}}", v, describe(le.Err))
+		assert.Equal(t, v, ve.Version, "VersionError.Version: the version the header has")
+		requireOnlyReads(t, fx.fs.opsSince(0), "Open over a header of a newer version")
 	}
 }
 

@@ -97,13 +97,18 @@ func SimpleSummary(previous string, messages []Message) (string, error) {
 }
 
 // messageText returns the text of a message's content: the string itself,
-// or its text blocks, with a tool call shown as [tool name].
+// or its text blocks, with a tool call shown as [tool name]; for a message
+// without content (a branch summary), its summary.
 func messageText(m Message) string {
 	var v struct {
 		Content json.RawMessage `json:"content"`
+		Summary string          `json:"summary"`
 	}
 	if json.Unmarshal(m, &v) != nil {
 		return ""
+	}
+	if v.Content == nil {
+		return v.Summary
 	}
 	var s string
 	if json.Unmarshal(v.Content, &s) == nil {

@@ -139,12 +139,17 @@ func TestLab11_6_OldFileIsArchived(t *testing.T) {
 	_, err := appendMsg(t, s, user("refused"))
 	require.True(t, errors.Is(err, agentstore.ErrNeedsRepair), "test setup: a store over a tail refuses to write")
 
-	require.NoError(t, reset(t, s), "Reset of a store whose file has a tail")
+	err = reset(t, s)
+	require.NoError(t, err, "Reset of a store whose file ends in a tail = %s; want nil: Reset is the way out of a store "+
+		"that refuses to write (rule 11.6.1)", describe(err))
 	assert.Equal(t, text, fx.fs.file(agentstore.ArchivePath(sessPath, "s0")),
 		"the archive is named after the old session's id (ArchivePath(path, \"s0\")) and holds every byte of the old "+
 			"file as read, its tail too: nothing is thrown away, the half line included")
-	id := mustAppend(t, s, user("writes again"))
-	assert.Equal(t, []string{id}, ids(pathOf(t, s)), "after Reset the store writes again: the new file has no tail")
+	id, err := appendMsg(t, s, user("writes again"))
+	require.NoError(t, err, "AppendMessage after Reset of a store opened over a tail = %s; want a new entry: the new "+
+		"file has no tail, so the store writes again (rule 11.6.1)", describe(err))
+	assert.Equal(t, []string{id}, ids(pathOf(t, s)), "PathToLeaf() after Reset and one AppendMessage; want that message "+
+		"alone: a new session, whose first entry is a root (rule 11.6.1)")
 }
 
 // Rule 11.6.4: a Reset that fails at any step changes nothing: the path
@@ -202,11 +207,16 @@ func TestLab11_6_ResetClearsATaint(t *testing.T) {
 	_, err = appendMsg(t, s, assistant("again"))
 	require.True(t, errors.Is(err, agentstore.ErrTainted), "test setup: the store is tainted")
 
-	require.NoError(t, reset(t, s), "Reset of a tainted store")
-	id := mustAppend(t, s, user("new session"))
-	assert.Equal(t, []string{id}, ids(pathOf(t, s)), "after Reset the new file is whole and the store writes again")
+	err = reset(t, s)
+	require.NoError(t, err, "Reset of a store tainted by a failed write = %s; want nil: Reset is the way out of a store "+
+		"that refuses to write (rule 11.6.1)", describe(err))
+	id, err := appendMsg(t, s, user("new session"))
+	require.NoError(t, err, "AppendMessage after Reset of a tainted store = %s; want a new entry: the new file is whole, "+
+		"so the store forgets the failed write and writes again (rule 11.6.1)", describe(err))
+	assert.Equal(t, []string{id}, ids(pathOf(t, s)), "PathToLeaf() after Reset and one AppendMessage; want that message "+
+		"alone: a new session (rule 11.6.1)")
 	assert.Contains(t, fx.fs.file(agentstore.ArchivePath(sessPath, "s1")), `"text":"hi"`,
-		"the tainted file, half line and all, is in the archive")
+		"the archive ArchivePath(path, \"s1\") holds the tainted file, half line and all (rule 11.6.3)")
 }
 
 // Rule 11.6.2, 11.6.3: the same on the real disk, through OSFileSystem.
@@ -306,9 +316,11 @@ func TestLab11_6_ResetBesideConcurrentAppends(t *testing.T) {
 	start := make(chan struct{})
 	errs := make(chan error, n+1)
 	var wg sync.WaitGroup
+	var caught panics
 	wg.Add(n + 1)
 	go func() {
 		defer wg.Done()
+		defer caught.catch("Reset, beside 8 goroutines appending,")
 		<-start
 		if err := s.Reset(); err != nil {
 			errs <- err
@@ -317,6 +329,7 @@ func TestLab11_6_ResetBesideConcurrentAppends(t *testing.T) {
 	for i := 0; i < n; i++ {
 		go func(i int) {
 			defer wg.Done()
+			defer caught.catch("AppendMessage, beside a Reset,")
 			<-start
 			if _, err := s.AppendMessage(msgs[i]); err != nil {
 				errs <- err
@@ -325,6 +338,7 @@ func TestLab11_6_ResetBesideConcurrentAppends(t *testing.T) {
 	}
 	close(start)
 	within(t, "a Reset and 8 appends at once", func() bool { wg.Wait(); return true })
+	caught.check(t)
 	close(errs)
 	for err := range errs {
 		t.Errorf("concurrent Reset and AppendMessage: %s", describe(err))

@@ -29,7 +29,9 @@ type Store struct {
 // the header, every later committed line an entry, indexed by id; the leaf
 // is the last entry. A last line without "\n" was never committed: it is
 // left out, and the store refuses to write after it. Any committed line it
-// cannot accept is a *LineError naming the path and the line.
+// cannot accept is a *LineError naming the path and the line. (Exercise
+// 11.7 comes back to Open: files of pi's versions 1 and 2 open by migrating
+// their lines in memory.)
 func Open(opts Options) (*Store, error) {
 	return nil, notImplemented("11.1", "Open")
 }
@@ -76,7 +78,8 @@ func (s *Store) PathToLeaf() []Entry {
 // When a compaction is on the branch (exercise 11.5), the latest one stands
 // for everything before the entry it keeps from: its
 // CompactionSummaryMessage comes first, then the messages from its
-// FirstKeptEntryID up to it, then the messages after it.
+// FirstKeptEntryID up to it, then the messages after it. (Exercise 11.7
+// adds pi's branch summaries and custom messages.)
 func (s *Store) BuildContext() []Message {
 	return nil
 }
@@ -121,4 +124,15 @@ func (s *Store) CompactIfNeeded(maxApproxTokens, keepRecent int) (string, error)
 // changes nothing: the old file and the store stay as they were.
 func (s *Store) Reset() error {
 	return notImplemented("11.6", "Reset")
+}
+
+// ---- 11.7 (optional) ------------------------------------------------------
+
+// SessionContext returns what pi's buildSessionContext gives for the current
+// leaf, as copies: BuildContext's messages, the thinking level of the last
+// thinking_level_change on the path (ThinkingLevelOff without one), and the
+// model of the last model_change or assistant message on the path (nil
+// without one).
+func (s *Store) SessionContext() SessionContext {
+	return SessionContext{}
 }

@@ -90,10 +90,12 @@ func TestLab11_4_SwitchBesideConcurrentAppends(t *testing.T) {
 	start := make(chan struct{})
 	errs := make(chan error, 2*n)
 	var wg sync.WaitGroup
+	var caught panics
 	for i := 0; i < n; i++ {
 		wg.Add(2)
 		go func(i int) {
 			defer wg.Done()
+			defer caught.catch("AppendMessage, beside 8 SwitchLeaf calls,")
 			<-start
 			if _, err := s.AppendMessage(msgs[i]); err != nil {
 				errs <- err
@@ -101,6 +103,7 @@ func TestLab11_4_SwitchBesideConcurrentAppends(t *testing.T) {
 		}(i)
 		go func() {
 			defer wg.Done()
+			defer caught.catch("SwitchLeaf, beside 8 appends,")
 			<-start
 			if err := s.SwitchLeaf(got[0]); err != nil {
 				errs <- err
@@ -109,6 +112,7 @@ func TestLab11_4_SwitchBesideConcurrentAppends(t *testing.T) {
 	}
 	close(start)
 	within(t, "8 appends and 8 switches at once", func() bool { wg.Wait(); return true })
+	caught.check(t)
 	close(errs)
 	for err := range errs {
 		t.Errorf("concurrent AppendMessage and SwitchLeaf(%q): %s", got[0], describe(err))

@@ -32,13 +32,19 @@ type Store struct {
 	tainted  error // the first failed write; every later write is refused
 }
 
+// migrated reports whether the file is of an older version, read by
+// migrating its lines in memory: such a store never writes.
+func (s *Store) migrated() bool { return s.header.Version < CurrentVersion }
+
 // Open opens the session file opts.Path. A missing or empty file becomes a
 // new session: its header line is written to TempPath(opts.Path) and renamed
 // over the path. An existing file is only read: its first committed line is
 // the header, every later committed line an entry, indexed by id; the leaf
 // is the last entry. A last line without "\n" was never committed: it is
 // left out, and the store refuses to write after it. Any committed line it
-// cannot accept is a *LineError naming the path and the line.
+// cannot accept is a *LineError naming the path and the line. Files of pi's
+// versions 1 and 2 open by migrating their lines in memory; the file is
+// never rewritten, and the store does not write to it.
 func Open(opts Options) (*Store, error) {
 	s := &Store{opts: opts, byID: map[string]int{}}
 	data, err := opts.FS.ReadFile(opts.Path)
@@ -91,6 +97,9 @@ func (s *Store) install(data []byte) error {
 }
 
 // load rebuilds the header, the index and the leaf from the file's text.
+// The lines of an older version are upgraded in memory first, as pi's
+// migration would: a version-1 entry gets the id of its line and the entry
+// line before it as its parent.
 func (s *Store) load(text []byte) error {
 	lineErr := func(line int, err error) error {
 		return &LineError{Path: s.opts.Path, Line: line, Err: err}
@@ -113,11 +122,17 @@ func (s *Store) load(text []byte) error {
 			if err != nil {
 				return lineErr(n, err)
 			}
-			if h.Version != CurrentVersion {
+			if h.Version > CurrentVersion {
 				return lineErr(n, &VersionError{Version: h.Version})
 			}
 			s.header, haveHeader = h, true
 			continue
+		}
+		if s.migrated() {
+			var err error
+			if line, err = s.upgrade(line, n); err != nil {
+				return lineErr(n, err)
+			}
 		}
 		e, err := DecodeEntry(line)
 		if err != nil {
@@ -139,6 +154,23 @@ func (s *Store) load(text []byte) error {
 		return lineErr(1, ErrNoHeader)
 	}
 	return nil
+}
+
+// upgrade makes the entry line on line n of an older file a version-3 line.
+// A version-1 file has no ids: each entry takes the id of its line, the
+// same on every Open, and the entry line before it is its parent.
+func (s *Store) upgrade(line []byte, n int) ([]byte, error) {
+	id, parent := fmt.Sprintf("line-%d", n), ""
+	if len(s.entries) > 0 {
+		parent = s.entries[len(s.entries)-1].ID
+	}
+	keptID := func(k int) string { // the k-th entry line; the header is 0
+		if k < 1 || k > len(s.entries) {
+			return ""
+		}
+		return s.entries[k-1].ID
+	}
+	return UpgradeLine(line, s.header.Version, id, parent, keptID)
 }
 
 // isAncestor reports whether id is from or one of from's ancestors.
@@ -222,6 +254,9 @@ func (s *Store) writable() error {
 	if s.tainted != nil {
 		return &TaintedError{Err: s.tainted}
 	}
+	if s.migrated() {
+		return &MigratedError{Path: s.opts.Path, Version: s.header.Version}
+	}
 	return nil
 }
 
@@ -293,7 +328,8 @@ func (s *Store) path() []int {
 }
 
 // BuildContext returns what the model sees for the current branch, as
-// copies: the messages of the message entries from the root to the leaf.
+// copies: the messages of the message entries from the root to the leaf,
+// and those pi makes of its branch_summary and custom_message entries.
 // When a compaction is on the branch, the latest one stands for everything
 // before the entry it keeps from: its CompactionSummaryMessage comes first,
 // then the messages from its FirstKeptEntryID up to it, then the messages
@@ -301,19 +337,41 @@ func (s *Store) path() []int {
 func (s *Store) BuildContext() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.buildContext()
+}
+
+// buildContext is BuildContext with the lock held.
+func (s *Store) buildContext() []Message {
 	compaction, kept := s.context()
 	var out []Message
 	if compaction != nil {
 		out = append(out, CompactionSummaryMessage(*compaction))
 	}
 	for _, e := range kept {
-		out = append(out, bytes.Clone(e.Message))
+		m, _ := messageOf(*e)
+		out = append(out, m)
 	}
 	return out
 }
 
+// messageOf returns the message an entry gives the context, a copy, and
+// whether it gives one: a message entry its message, a branch_summary with
+// a summary and a custom_message the messages pi makes of them.
+func messageOf(e Entry) (Message, bool) {
+	switch {
+	case e.Type == TypeMessage:
+		return bytes.Clone(e.Message), true
+	case e.Type == TypeBranchSummary && e.Summary != "":
+		return BranchSummaryMessage(e), true
+	case e.Type == TypeCustomMessage:
+		return CustomMessage(e), true
+	}
+	return nil, false
+}
+
 // context returns the latest compaction on the current branch (nil if
-// none) and the message entries of the context, in order, without copying.
+// none) and the entries that give the context's messages, in order,
+// without copying.
 func (s *Store) context() (*Entry, []*Entry) {
 	path := s.path()
 	start := 0
@@ -334,8 +392,8 @@ func (s *Store) context() (*Entry, []*Entry) {
 	}
 	var kept []*Entry
 	for _, at := range path[start:] {
-		if e := &s.entries[at]; e.Type == TypeMessage {
-			kept = append(kept, e)
+		if _, ok := messageOf(s.entries[at]); ok {
+			kept = append(kept, &s.entries[at])
 		}
 	}
 	return compaction, kept
@@ -377,11 +435,11 @@ func EstimateTokens(messages []Message) int {
 // tokensBefore) is appended under the leaf like any entry; the leaf moves to
 // it and its id is returned. keepRecent must be at least 1.
 func (s *Store) CompactIfNeeded(maxApproxTokens, keepRecent int) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if keepRecent < 1 {
 		return "", fmt.Errorf("compact: keepRecent %d: %w (keep at least 1 message)", keepRecent, ErrInvalidArgument)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	compaction, kept := s.context()
 	current := make([]Message, 0, len(kept)+1)
 	previous := ""
@@ -390,7 +448,8 @@ func (s *Store) CompactIfNeeded(maxApproxTokens, keepRecent int) (string, error)
 		previous = compaction.Summary
 	}
 	for _, e := range kept {
-		current = append(current, e.Message)
+		m, _ := messageOf(*e)
+		current = append(current, m)
 	}
 	tokensBefore := EstimateTokens(current)
 	if tokensBefore <= maxApproxTokens || len(kept) <= keepRecent {
@@ -402,7 +461,7 @@ func (s *Store) CompactIfNeeded(maxApproxTokens, keepRecent int) (string, error)
 	cut := len(kept) - keepRecent
 	summarized := make([]Message, cut)
 	for i, e := range kept[:cut] {
-		summarized[i] = bytes.Clone(e.Message)
+		summarized[i], _ = messageOf(*e)
 	}
 	summary, err := s.opts.Summarize(previous, summarized)
 	if err != nil {
@@ -451,4 +510,29 @@ func (s *Store) Reset() error {
 	s.tailLine = 0
 	s.tainted = nil
 	return nil
+}
+
+// ---- 11.7 -----------------------------------------------------------------
+
+// SessionContext returns what pi's buildSessionContext gives for the current
+// leaf, as copies: BuildContext's messages, the thinking level of the last
+// thinking_level_change on the path (ThinkingLevelOff without one), and the
+// model of the last model_change or assistant message on the path (nil
+// without one).
+func (s *Store) SessionContext() SessionContext {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := SessionContext{Messages: s.buildContext(), ThinkingLevel: ThinkingLevelOff}
+	for _, at := range s.path() { // the whole path: what a compaction stands for too
+		switch e := s.entries[at]; {
+		case e.Type == TypeThinkingLevelChange:
+			out.ThinkingLevel = e.ThinkingLevel
+		case e.Type == TypeModelChange:
+			out.Model = &Model{Provider: e.Provider, ModelID: e.ModelID}
+		case e.Type == TypeMessage && e.Message.Role() == "assistant":
+			m := e.Message.Model()
+			out.Model = &m
+		}
+	}
+	return out
 }

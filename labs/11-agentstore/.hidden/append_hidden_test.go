@@ -22,12 +22,12 @@ func TestLab11_2_HiddenAppendToPiFile(t *testing.T) {
 	fx := newFixture()
 	fx.fs.setFile(sessPath, piSession)
 	s := mustOpen(t, fx.opts(), "pi's file")
-	fx.ids.then("3f9a2c1b", "deadbeef") // the first is taken
+	fx.ids.then("9cda2c96", "deadbeef") // the first is taken
 	mark := fx.fs.mark()
 	id := mustAppend(t, s, agentstore.Message(`{"role":"user","content":"and tabs?","timestamp":1}`))
 	assert.Equal(t, "deadbeef", id)
 	line := requireOneAppend(t, fx.fs.opsSince(mark), "AppendMessage on pi's file")
-	assert.Equal(t, "7c8d9e0f", line["parentId"])
+	assert.Equal(t, "8af385c5", line["parentId"])
 	assert.True(t, strings.HasPrefix(fx.fs.file(sessPath), piSession))
 	assert.Equal(t, "deadbeef", leafOf(t, s))
 }
@@ -98,23 +98,27 @@ func TestLab11_2_HiddenConcurrentAppendsAndContexts(t *testing.T) {
 	s, _ := newStoreWith(t, fx, user("start"))
 	const n = 50
 	var wg sync.WaitGroup
+	var caught panics
 	bad := make(chan string, 4*n)
 	for i := 0; i < n; i++ {
 		wg.Add(3)
 		go func(i int) {
 			defer wg.Done()
+			defer caught.catch("AppendMessage, beside readers,")
 			if _, err := s.AppendMessage(assistant(fmt.Sprintf("reply %d", i))); err != nil {
 				bad <- err.Error()
 			}
 		}(i)
 		go func() {
 			defer wg.Done()
+			defer caught.catch("Leaf, beside appends,")
 			if leaf := s.Leaf(); leaf == "" {
 				bad <- "Leaf() is empty after the first append"
 			}
 		}()
 		go func() {
 			defer wg.Done()
+			defer caught.catch("Leaf or Entry, beside appends,")
 			for id := s.Leaf(); id != ""; {
 				e, ok := s.Entry(id)
 				if !ok {
@@ -126,6 +130,7 @@ func TestLab11_2_HiddenConcurrentAppendsAndContexts(t *testing.T) {
 		}()
 	}
 	within(t, "concurrent calls", func() bool { wg.Wait(); return true })
+	caught.check(t)
 	close(bad)
 	for b := range bad {
 		t.Error(b)
@@ -148,16 +153,19 @@ func TestLab11_2_HiddenFailureInTheMiddleOfABurst(t *testing.T) {
 	errs := make([]error, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
+	var caught panics
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
+			defer caught.catch("AppendMessage, in a burst of appends,")
 			<-start
 			_, errs[i] = s.AppendMessage(msgs[i])
 		}(i)
 	}
 	close(start)
 	within(t, "a burst of appends with a failing third write", func() bool { wg.Wait(); return true })
+	caught.check(t)
 	ok, failed, tainted := 0, 0, 0
 	for _, err := range errs {
 		var te *agentstore.TaintedError

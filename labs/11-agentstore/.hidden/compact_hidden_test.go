@@ -81,7 +81,7 @@ func TestLab11_5_HiddenKeepCountsMessagesOnly(t *testing.T) {
 	fx.fs.setFile(sessPath, headerLine("s0", T1, "/")+
 		msgLine("a", "", user("one"))+
 		msgLine("b", "a", assistant("two"))+
-		otherLine("model_change", "m", "b")+
+		modelChangeLine("m", "b", "anthropic", "claude-sonnet-4-5")+
 		msgLine("c", "m", user("three"))+
 		otherLine("label", "l", "c"))
 	s := mustOpen(t, fx.opts(), "messages and other entries")
@@ -135,13 +135,13 @@ func TestLab11_5_HiddenCompactPiFileAgain(t *testing.T) {
 	id, err := compact(t, s, 0, 3)
 	require.NoError(t, err)
 	c, _ := entryOf(t, s, id)
-	assert.Equal(t, "2c3d4e5f", c.FirstKeptEntryID)
-	assert.Equal(t, "7c8d9e0f", c.ParentID)
+	assert.Equal(t, "5f518eef", c.FirstKeptEntryID)
+	assert.Equal(t, "8af385c5", c.ParentID)
 	calls := fx.sum.recorded()
 	require.Len(t, calls, 1)
-	pi, _ := entryOf(t, s, "5a6b7c8d")
+	pi, _ := entryOf(t, s, "6f8beadc")
 	want := summaryCall{Previous: pi.Summary}
-	for _, id := range []string{"e9f0a1b2", "f3a4b5c6", "0a1b2c3d", "1e2f3a4b"} {
+	for _, id := range []string{"4612ec9c", "32d7676d", "79a97f66", "92e01fe3"} {
 		want.Messages = append(want.Messages, piMessage(t, id))
 	}
 	assert.Equal(t, want, calls[0])
@@ -168,7 +168,7 @@ func TestLab11_5_HiddenKeepRecentBounds(t *testing.T) {
 	id, err := compact(t, s, 0, 6)
 	require.NoError(t, err)
 	c, _ := entryOf(t, s, id)
-	assert.Equal(t, "f3a4b5c6", c.FirstKeptEntryID, "keeping 6 of the 7 messages summarizes one")
+	assert.Equal(t, "32d7676d", c.FirstKeptEntryID, "keeping 6 of the 7 messages summarizes one")
 }
 
 // Rule 11.5.7: over a tail, an unneeded compaction is "" and a needed one is

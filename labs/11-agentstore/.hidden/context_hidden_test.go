@@ -33,11 +33,11 @@ func TestLab11_3_HiddenPiBranchBeforeCompaction(t *testing.T) {
 	fx.fs.setFile(sessPath, joinLines(lines[:9]))
 	s := mustOpen(t, fx.opts(), "pi's file, first 9 lines")
 	var want []string
-	for _, id := range []string{"a1b2c3d4", "b7c8d9e0", "c1d2e3f4", "d5e6f7a8", "9a0b1c2d", "8b9c0d1e"} {
+	for _, id := range []string{"5c313dd9", "81bdf869", "0cb38dda", "570957e1", "f131850c", "5f5f7f69"} {
 		want = append(want, piMessage(t, id))
 	}
 	assert.Equal(t, want, strs(contextOf(t, s)))
-	assert.Equal(t, []string{"3f9a2c1b", "8d2e4f6a", "a1b2c3d4", "b7c8d9e0", "c1d2e3f4", "d5e6f7a8", "9a0b1c2d", "8b9c0d1e"},
+	assert.Equal(t, []string{"9cda2c96", "642f4a02", "5c313dd9", "81bdf869", "0cb38dda", "570957e1", "f131850c", "5f5f7f69"},
 		ids(pathOf(t, s)), "PathToLeaf holds the entries of every type")
 }
 

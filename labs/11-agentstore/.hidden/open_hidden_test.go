@@ -56,7 +56,7 @@ func TestLab11_1_HiddenLineNumbersWithCRLFAndBlanks(t *testing.T) {
 		as   any
 	}{
 		{"a second header on line 5", good + crlf(headerLine("s1", T1, "/")), 5, nil, new(*agentstore.FieldError)},
-		{"a version-1 header (no version)", "\n" + `{"type":"session","id":"s0","timestamp":"` + T1 + `","cwd":"/"}` + "\n", 2, nil, new(*agentstore.VersionError)},
+		{"a version-5 header after a blank line", "\n" + `{"type":"session","version":5,"id":"s0","timestamp":"` + T1 + `","cwd":"/"}` + "\n", 2, nil, new(*agentstore.VersionError)},
 		{"a header without a type", `{"version":3,"id":"s0","timestamp":"` + T1 + `","cwd":"/"}` + "\n", 1, agentstore.ErrNoHeader, nil},
 		{"a bad timestamp on line 6", good + "\n" + `{"type":"message","id":"b","parentId":"a","timestamp":1,"message":{"role":"user"}}` + "\n", 6, nil, new(*agentstore.FieldError)},
 	} {
@@ -74,10 +74,8 @@ func TestLab11_1_HiddenLineNumbersWithCRLFAndBlanks(t *testing.T) {
 			if tc.as != nil {
 				assert.True(t, errors.As(err, tc.as), "Open over %q = %s; want a %T inside", tc.text, describe(err), tc.as)
 			}
-			if v := new(*agentstore.VersionError); tc.as == nil || !errors.As(err, v) {
-				return
-			} else {
-				assert.Equal(t, 0, (*v).Version, "a header without a version is pi's version 1")
+			if v := new(*agentstore.VersionError); tc.as != nil && errors.As(err, v) {
+				assert.Equal(t, 5, (*v).Version, "VersionError.Version: the header's")
 			}
 		})
 	}

@@ -34,9 +34,9 @@ func TestLab11_6_HiddenResetPiFile(t *testing.T) {
 	s := mustOpen(t, fx.opts(), "pi's file")
 	fx.clock.set(T2)
 	require.NoError(t, reset(t, s))
-	assert.Equal(t, piSession, fx.fs.file(agentstore.ArchivePath(sessPath, "0195932a-6e1d-7c3b-9f4e-2a6b8c0d1e2f")))
+	assert.Equal(t, piSession, fx.fs.file(agentstore.ArchivePath(sessPath, "019cebab-8995-795a-8c23-654cc9f96c79")))
 	assert.Equal(t, agentstore.Header{Version: 3, ID: "s1", Timestamp: T2, Cwd: sessCwd}, headerOf(t, s))
-	_, ok := entryOf(t, s, "7c8d9e0f")
+	_, ok := entryOf(t, s, "8af385c5")
 	assert.False(t, ok)
 }
 
@@ -115,7 +115,7 @@ func TestLab11_6_HiddenNoMomentWithoutTheOldFile(t *testing.T) {
 		}
 		assert.Equal(t, old, states[i], "after %s the path no longer held the old file", o)
 	}
-	assert.Equal(t, old, fx.fs.file(agentstore.ArchivePath(sessPath, "0195932a-6e1d-7c3b-9f4e-2a6b8c0d1e2f")))
+	assert.Equal(t, old, fx.fs.file(agentstore.ArchivePath(sessPath, "019cebab-8995-795a-8c23-654cc9f96c79")))
 	assert.Equal(t, headerLine("s1", T2, sessCwd), fx.fs.file(sessPath))
 	assert.Equal(t, missing, fx.fs.file(agentstore.TempPath(sessPath)))
 }

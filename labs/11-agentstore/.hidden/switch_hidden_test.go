@@ -17,12 +17,12 @@ func TestLab11_4_HiddenSwitchToANonMessageEntry(t *testing.T) {
 	fx := newFixture()
 	fx.fs.setFile(sessPath, piSession)
 	s := mustOpen(t, fx.opts(), "pi's file")
-	require.NoError(t, switchLeaf(t, s, "8d2e4f6a"), "SwitchLeaf to pi's thinking_level_change")
+	require.NoError(t, switchLeaf(t, s, "642f4a02"), "SwitchLeaf to pi's thinking_level_change")
 	assert.Empty(t, contextOf(t, s), "no message above the thinking_level_change")
 	id := mustAppend(t, s, user("start over"))
 	e, _ := entryOf(t, s, id)
-	assert.Equal(t, "8d2e4f6a", e.ParentID)
-	assert.Equal(t, []string{"3f9a2c1b", "8d2e4f6a", id}, ids(pathOf(t, s)))
+	assert.Equal(t, "642f4a02", e.ParentID)
+	assert.Equal(t, []string{"9cda2c96", "642f4a02", id}, ids(pathOf(t, s)))
 }
 
 // Rule 11.4.1, 11.4.3: three answers to one question, all kept, each

@@ -5,7 +5,8 @@
 // writes one response (JSON) on stdout.
 //
 //   - open: open each session file and build the context at each leaf it
-//     names (SwitchLeaf, then BuildContext);
+//     names (SwitchLeaf, then BuildContext and SessionContext; a leaf ""
+//     is the one Open gave, with no switch);
 //   - append: open each session file, append its messages, then compact
 //     (CompactIfNeeded with the request's budget and keepRecent), and say
 //     what the context is at the new leaf.
@@ -52,7 +53,11 @@ type response struct {
 type failure struct {
 	Error string `json:"error"`
 	// Kind is "version" (a *VersionError), "kept-entry" (a
-	// *KeptEntryError), "line" (another *LineError) or "other".
+	// *KeptEntryError), "missing-parent" (a *MissingParentError),
+	// "duplicate-id" (a *DuplicateIDError), "no-header" (ErrNoHeader),
+	// "not-json" (a line that is not JSON), "line" (another *LineError),
+	// "unknown-entry" (an *UnknownEntryError), "migrated" (a
+	// *MigratedError) or "other".
 	Kind    string `json:"kind"`
 	Line    int    `json:"line,omitempty"`
 	Version int    `json:"version,omitempty"`
@@ -66,9 +71,14 @@ type openResult struct {
 }
 
 type leafResult struct {
-	Leaf     string               `json:"leaf"`
-	Failure  *failure             `json:"failure,omitempty"`
-	Messages []agentstore.Message `json:"messages"`
+	Leaf          string               `json:"leaf"`
+	Failure       *failure             `json:"failure,omitempty"`
+	Messages      []agentstore.Message `json:"messages"`
+	ThinkingLevel string               `json:"thinkingLevel"`
+	Model         *agentstore.Model    `json:"model"`
+	// Differs says how SessionContext's messages differ from
+	// BuildContext's, which they must be; "" when they are the same.
+	Differs string `json:"differs,omitempty"`
 }
 
 type appendResult struct {
@@ -129,6 +139,11 @@ func describe(err error) *failure {
 	var le *agentstore.LineError
 	var ve *agentstore.VersionError
 	var ke *agentstore.KeptEntryError
+	var mp *agentstore.MissingParentError
+	var de *agentstore.DuplicateIDError
+	var ue *agentstore.UnknownEntryError
+	var me *agentstore.MigratedError
+	var se *json.SyntaxError
 	if errors.As(err, &le) {
 		f.Kind, f.Line = "line", le.Line
 	}
@@ -137,6 +152,18 @@ func describe(err error) *failure {
 		f.Kind, f.Version = "version", ve.Version
 	case errors.As(err, &ke):
 		f.Kind = "kept-entry"
+	case errors.As(err, &mp):
+		f.Kind = "missing-parent"
+	case errors.As(err, &de):
+		f.Kind = "duplicate-id"
+	case errors.Is(err, agentstore.ErrNoHeader):
+		f.Kind = "no-header"
+	case errors.As(err, &se):
+		f.Kind = "not-json"
+	case errors.As(err, &ue):
+		f.Kind = "unknown-entry"
+	case errors.As(err, &me):
+		f.Kind, f.Version = "migrated", me.Version
 	}
 	return f
 }
@@ -151,14 +178,33 @@ func open(o openRequest) openResult {
 	r.Leaf = s.Leaf()
 	for _, leaf := range o.Leaves {
 		lr := leafResult{Leaf: leaf}
-		if err := s.SwitchLeaf(leaf); err != nil {
-			lr.Failure = describe(err)
-		} else {
-			lr.Messages = s.BuildContext()
+		if leaf != "" {
+			if err := s.SwitchLeaf(leaf); err != nil {
+				lr.Failure = describe(err)
+				r.Leaves = append(r.Leaves, lr)
+				continue
+			}
 		}
+		lr.Messages = s.BuildContext()
+		sc := s.SessionContext()
+		lr.ThinkingLevel, lr.Model = sc.ThinkingLevel, sc.Model
+		lr.Differs = differs(lr.Messages, sc.Messages)
 		r.Leaves = append(r.Leaves, lr)
 	}
 	return r
+}
+
+// differs says how SessionContext's messages b differ from BuildContext's a.
+func differs(a, b []agentstore.Message) string {
+	if len(a) != len(b) {
+		return fmt.Sprintf("SessionContext has %d messages, BuildContext %d", len(b), len(a))
+	}
+	for i := range a {
+		if string(a[i]) != string(b[i]) {
+			return fmt.Sprintf("message %d: SessionContext has %s, BuildContext %s", i+1, b[i], a[i])
+		}
+	}
+	return ""
 }
 
 func appendTo(a appendRequest) appendResult {

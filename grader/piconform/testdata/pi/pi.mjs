@@ -382,6 +382,38 @@ function offPath(s) {
 	);
 }
 
+/** tokenizer: a short session of real work, with a branch the user came back from, a compaction and a name. */
+function tokenizer(s) {
+	s.step((sm) => sm.appendModelChange("anthropic", "claude-sonnet-4-5"));
+	s.step((sm) => sm.appendThinkingLevelChange("medium"));
+	s.msg(() => user([text("Why does tokenize() drop the last line of its input?")]));
+	const read = toolCall("read", { path: "src/tokenize.ts" });
+	s.msg(() => assistant([thinking("Read the tokenizer before guessing."), read], { input: 2210, output: 96 }));
+	s.msg(() => toolResult(read, 'export function tokenize(src: string): string[] {\n  const lines = src.split("\\n");\n  lines.pop(); // drop the empty string after the final newline\n  return lines;\n}\n'));
+	const cause = s.msg(() => assistant([text("`lines.pop()` assumes the input ends in a newline. When it does not, the last element is a real line, and pop() throws it away.")], { input: 2380, output: 41 }));
+	s.msg(() => user([text("Don't fix it yet. Which callers depend on that behaviour?")]));
+	s.name(
+		s.msg(() => assistant([text("Only readConfig() does: it passes text that always ends in a newline.")], { input: 2460, output: 18 })),
+		"callers",
+	);
+	s.step((sm) => sm.branch(cause));
+	const fix = s.msg(() => user([text("Fix it, and add a test for input without a final newline.")]));
+	const edit = toolCall("edit", { path: "src/tokenize.ts", oldText: "  lines.pop(); // drop the empty string after the final newline\n", newText: '  if (lines[lines.length - 1] === "") lines.pop();\n' });
+	s.msg(() => assistant([edit], { input: 2530, output: 120 }));
+	s.msg(() => toolResult(edit, "Successfully replaced text in src/tokenize.ts.", { details: { diff: '-  lines.pop(); // drop the empty string after the final newline\n+  if (lines[lines.length - 1] === "") lines.pop();' } }));
+	const bash = toolCall("bash", { command: "npm test -- tokenize" });
+	s.msg(() => assistant([bash], { input: 2700, output: 44 }));
+	s.msg(() => toolResult(bash, "PASS test/tokenize.test.ts\n  tokenize\n    ✓ splits lines (2 ms)\n    ✓ keeps a last line without a newline (1 ms)\n\nTests: 2 passed, 2 total"));
+	const summary = "## Goal\nFix tokenize() dropping the last line of input that has no final newline.\n\n## Progress\n- Found the cause: an unconditional lines.pop().\n- Changed it to pop only an empty last element.\n\n## Next\n- Add a test for input without a final newline.";
+	s.step((sm) => sm.appendCompaction(summary, fix, 48213, { readFiles: ["src/tokenize.ts"], modifiedFiles: ["src/tokenize.ts"] }, false));
+	s.step((sm) => sm.appendSessionInfo("tokenizer last line"));
+	s.msg(() => assistant([text("Fixed: tokenize() now drops only the empty string after a final newline, and the new test covers input without one. Both tests pass.")], { input: 1890, output: 33 }));
+	s.name(
+		s.msg(() => user("Now make it handle CRLF input too.")),
+		"end",
+	);
+}
+
 const fixtures = [
 	{ name: "tools", build: tools },
 	{ name: "branches", build: branches },
@@ -389,6 +421,81 @@ const fixtures = [
 	{ name: "extensions", build: extensions },
 	{ name: "long", build: long },
 	{ name: "off-path", build: offPath },
+	{ name: "tokenizer", build: tokenizer, cwd: "/home/ada/src/tokenizer" },
+];
+
+// ---- files pi wrote, then the script changed: what pi does with a file
+// ---- that the lab refuses, or reads otherwise
+
+/** chat: a short linear session, and a second answer to its last question. */
+function chat(s) {
+	s.msg(() => user([text("what is in go.mod?")]));
+	const read = toolCall("read", { path: "go.mod" });
+	s.msg(() => assistant([read]));
+	s.msg(() => toolResult(read, "module example\n\ngo 1.22\n"));
+	s.name(
+		s.msg(() => assistant([text("Module example, Go 1.22.")])),
+		"first-answer",
+	);
+	const u2 = s.msg(() => user([text("and the Go version again?")]));
+	s.name(
+		s.msg(() => assistant([text("1.22.")])),
+		"end",
+	);
+	s.step((sm) => sm.branch(u2));
+	s.name(
+		s.msg(() => assistant([text("Go 1.22, as go.mod says.")])),
+		"other-answer",
+	);
+}
+
+/** idOf returns the id of a line of a session file. */
+const idOf = (line) => JSON.parse(line).id;
+
+/** setField sets one field of a line of a session file, in place. */
+function setField(line, key, value) {
+	const e = JSON.parse(line);
+	e[key] = value;
+	return JSON.stringify(e);
+}
+
+// Each change gets the file's lines (header first, no "\n") and returns its new text.
+const altered = [
+	{
+		name: "tail",
+		about: "its last line, a complete entry, has no newline",
+		change: (lines) => lines.join("\n"),
+	},
+	{
+		name: "corrupt",
+		about: "a line that is not JSON (the first half of an entry) between its third and fourth entries",
+		change: (lines) => {
+			const half = lines[4].slice(0, Math.floor(lines[4].length / 2));
+			return `${[...lines.slice(0, 4), half, ...lines.slice(4)].join("\n")}\n`;
+		},
+	},
+	{
+		name: "orphan",
+		about: "its fifth entry names a parent that no entry has",
+		change: (lines) => {
+			lines[5] = setField(lines[5], "parentId", "0rphan00");
+			return `${lines.join("\n")}\n`;
+		},
+	},
+	{
+		name: "duplicate",
+		about: "its last entry, the second answer, has the id of the first answer",
+		change: (lines) => {
+			const last = lines.length - 1;
+			lines[last] = setField(lines[last], "id", idOf(lines[last - 1]));
+			return `${lines.join("\n")}\n`;
+		},
+	},
+	{
+		name: "half-header",
+		about: "it holds only the first half of its header, without a newline",
+		change: (lines) => lines[0].slice(0, Math.floor(lines[0].length / 2)),
+	},
 ];
 
 // ---- older versions: pi writes only version 3, so the script writes these in
@@ -477,7 +584,7 @@ function writeJSON(path, value) {
  * recordContexts opens the file as pi would and writes its contexts beside
  * it; namesOf names the leaves of what pi opened.
  */
-function recordContexts(dir, name, namesOf) {
+function recordContexts(dir, name, namesOf, changed) {
 	const file = join(dir, `${name}.jsonl`);
 	const opened = join(mkdtempSync(join(tmpdir(), "pi-open-")), basename(file));
 	copyFileSync(file, opened); // pi rewrites a file it migrates: open a copy
@@ -489,22 +596,50 @@ function recordContexts(dir, name, namesOf) {
 			throw new Error(`${name}: leaf ${l.leaf} has no name; give it one with s.name`);
 		}
 	}
-	const migrated = readFileSync(opened, "utf8") !== readFileSync(file, "utf8");
+	const rewritten = readFileSync(opened, "utf8") !== readFileSync(file, "utf8");
 	rmSync(dirname(opened), { recursive: true });
-	writeJSON(join(dir, `${name}.context.json`), { pi: VERSION, session: `${name}.jsonl`, migrated, ...got });
+	const out = { pi: VERSION, session: `${name}.jsonl`, migrated: versionOf(file) < 3, rewritten };
+	if (changed) {
+		out.changed = changed;
+	}
+	writeJSON(join(dir, `${name}.context.json`), { ...out, ...got });
 }
 
-function writeFixture(dir, f) {
+/** versionOf is the version pi reads in a file's header: its first line's, 1 without one (3 without a header). */
+function versionOf(file) {
+	try {
+		const header = JSON.parse(readFileSync(file, "utf8").split("\n")[0]);
+		return header.type === "session" ? (header.version ?? 1) : 3;
+	} catch {
+		return 3;
+	}
+}
+
+/** written has pi write a fixture with build into a new session file and returns its path and names. */
+function written(f) {
 	random = mulberry32(seedOf(f.name));
 	clock.set("2026-03-14T09:26:53.589Z");
 	const tmp = mkdtempSync(join(tmpdir(), "pi-fixture-"));
-	const sm = SessionManager.create(CWD, tmp);
+	const sm = SessionManager.create(f.cwd ?? CWD, tmp);
 	sm.newSession({ id: sessionID() });
 	const s = session(sm);
 	f.build(s);
-	copyFileSync(sm.getSessionFile(), join(dir, `${f.name}.jsonl`));
-	rmSync(tmp, { recursive: true });
-	recordContexts(dir, f.name, () => s.names);
+	return { file: sm.getSessionFile(), tmp, names: s.names };
+}
+
+function writeFixture(dir, f) {
+	const w = written(f);
+	copyFileSync(w.file, join(dir, `${f.name}.jsonl`));
+	rmSync(w.tmp, { recursive: true });
+	recordContexts(dir, f.name, () => w.names);
+}
+
+function writeAltered(dir, f) {
+	const w = written({ name: f.name, build: chat });
+	const lines = readFileSync(w.file, "utf8").split("\n").slice(0, -1);
+	writeFileSync(join(dir, `${f.name}.jsonl`), f.change(lines));
+	rmSync(w.tmp, { recursive: true });
+	recordContexts(dir, f.name, () => w.names, `pi wrote it; then the script changed it: ${f.about}`);
 }
 
 function writeLegacy(dir, f) {
@@ -524,6 +659,9 @@ function write(dir) {
 	}
 	for (const f of legacy) {
 		writeLegacy(dir, f);
+	}
+	for (const f of altered) {
+		writeAltered(dir, f);
 	}
 }
 

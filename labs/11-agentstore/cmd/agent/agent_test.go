@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +187,104 @@ func TestLowerBudgetMakesACompaction(t *testing.T) {
 	}
 	if !strings.Contains(out, "~ compaction ") {
 		t.Errorf("the output does not show the compaction:\n%s", out)
+	}
+}
+
+// compactionLine reads what a "~ compaction" line of the output says: the
+// context's tokens after it.
+var compactionLine = regexp.MustCompile(`~ compaction \S+: the context was ~(\d+) tokens.*the last (\d+) messages? (?:is|are) kept.*the context is now ~(\d+) tokens`)
+
+// TestCompactionsGetUnderTheBudget: at budget 300 each compaction brings the
+// context under the budget, keeping fewer than 8 messages when 8 would not
+// fit, at most one a request; once the summary has grown so long that a
+// compaction cannot, the agent says so and compacts no more in that run.
+func TestCompactionsGetUnderTheBudget(t *testing.T) {
+	needStore(t)
+	dir := workspaceDir(t)
+	var stopped bool
+	for run := 1; run <= 4; run++ {
+		out := runAgent(t, dir, 300, "")
+		lines := compactionLine.FindAllStringSubmatch(out, -1)
+		if run == 1 && len(lines) == 0 {
+			t.Fatalf("run 1 at budget 300: no compaction\n%s", out)
+		}
+		if len(lines) > len(seedTurns) {
+			t.Errorf("run %d: %d compactions for %d requests, want at most one a request\n%s", run, len(lines), len(seedTurns), out)
+		}
+		still := strings.Contains(out, "~ still over the budget")
+		stopped = stopped || still
+		for i, l := range lines {
+			was, kept, now := atoi(l[1]), atoi(l[2]), atoi(l[3])
+			if was <= 300 || kept < 1 || kept > 8 {
+				t.Errorf("run %d: %q: a compaction over ~%d tokens keeping %d messages", run, l[0], was, kept)
+			}
+			last := i == len(lines)-1
+			if now > 300 && !(last && still) {
+				t.Errorf("run %d: %q: the context is still over the budget, and the output does not say why\n%s", run, l[0], out)
+			}
+		}
+		if run == 1 && still {
+			t.Errorf("run 1: a fresh session's compactions must get under the budget\n%s", out)
+		}
+	}
+	if !stopped {
+		t.Errorf("four runs at budget 300: the summary only grows, so a later run cannot get under the budget any more and must say so")
+	}
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// TestKeepFor: a compaction keeps the last keep messages, or the most
+// recent ones that fit in half the budget, at least one, never the summary.
+func TestKeepFor(t *testing.T) {
+	needStore(t) // keepFor counts with EstimateTokens, exercise 11.5
+	// msg is a message of n tokens by EstimateTokens.
+	msg := func(n int) agentstore.Message {
+		return agentstore.Message(`{"role":"user","c":"` + strings.Repeat("x", 4*n-23) + `"}`)
+	}
+	summary := agentstore.Message(`{"role":"compactionSummary","summary":"` + strings.Repeat("s", 100) + `","tokensBefore":1,"timestamp":1}`)
+	for _, tc := range []struct {
+		budget, keep int
+		ctx          []agentstore.Message
+		want         int
+	}{
+		{1000, 8, []agentstore.Message{msg(10), msg(10), msg(10)}, 3},
+		{1000, 2, []agentstore.Message{msg(10), msg(10), msg(10)}, 2},
+		{100, 8, []agentstore.Message{msg(30), msg(30), msg(20), msg(20)}, 2},
+		{100, 8, []agentstore.Message{msg(10), msg(90)}, 1},
+		{1000, 8, []agentstore.Message{summary, msg(10), msg(10)}, 2},
+	} {
+		a := &agent{budget: tc.budget, keep: tc.keep}
+		if got := a.keepFor(tc.ctx); got != tc.want {
+			t.Errorf("keepFor at budget %d, keep %d, over %d messages = %d, want %d", tc.budget, tc.keep, len(tc.ctx), got, tc.want)
+		}
+	}
+}
+
+// TestResetSaysWhereTheOldSessionIs: -reset prints the archive's path, and
+// the archive is there.
+func TestResetSaysWhereTheOldSessionIs(t *testing.T) {
+	needStore(t)
+	dir := workspaceDir(t)
+	runAgent(t, dir, 1200, "")
+	var out bytes.Buffer
+	session := filepath.Join(dir, defaultSession)
+	cfg := config{dir: dir, opts: options(session, dir), now: clock(), budget: 1200, keep: 8, reset: true, turns: []string{"hello"}, out: &out}
+	if err := run(cfg); err != nil {
+		t.Fatalf("run -reset: %v\n%s", err, out.String())
+	}
+	archive := agentstore.ArchivePath(session, "s-test")
+	if !strings.Contains(out.String(), "is kept in "+archive) {
+		t.Errorf("-reset does not say where the old session is (%s):\n%s", archive, out.String())
+	}
+	if _, err := os.Stat(archive); err != nil {
+		t.Errorf("the archive: %v", err)
 	}
 }
 

@@ -4,7 +4,7 @@
 // every message in your store, in .teaching-agent/session.jsonl.
 //
 //	go run ./cmd/agent                      # the three requests
-//	go run ./cmd/agent -budget 300          # a smaller budget: a compaction appears
+//	go run ./cmd/agent -budget 300          # a smaller budget: compactions appear
 //	go run ./cmd/agent "read go.mod"        # your own requests
 //	go run ./cmd/agent -from ID "try again" # go back to entry ID first: a new branch
 //	go run ./cmd/agent -reset               # start a new session (the old one is kept)
@@ -12,8 +12,9 @@
 // The model is a script, not a network call: like a real model it sees only
 // the context your BuildContext gives it, and the same context gets the
 // same answer. Its tools (ls, read, write) work on real files, inside the
-// workspace only. Before every model call the agent asks your
-// CompactIfNeeded(budget, keep) to compact the context.
+// workspace only. Before every request the agent asks your
+// CompactIfNeeded(budget, keep) to compact the context, keeping fewer than
+// keep messages when those would fill more than half the budget.
 //
 // Exit status 0: every request was answered; 1: the store or the model
 // failed (the message says which exercise to finish); 2: bad flags.
@@ -94,10 +95,11 @@ func run(cfg config) error {
 		return storeError("Open", err)
 	}
 	if cfg.reset {
+		old := store.Header().ID
 		if err := store.Reset(); err != nil {
 			return storeError("Reset", err)
 		}
-		fmt.Fprintf(cfg.out, "a new session %s; the old one is kept beside it\n", store.Header().ID)
+		fmt.Fprintf(cfg.out, "a new session %s; the old one, %s, is kept in %s\n", store.Header().ID, old, agentstore.ArchivePath(cfg.opts.Path, old))
 	}
 	if cfg.from != "" {
 		if err := store.SwitchLeaf(cfg.from); err != nil {

@@ -10,8 +10,8 @@
 //	go run ./cmd/sessionui -addr 127.0.0.1:0     # any free port (it prints which)
 //
 // Everything on the page comes from your store, through the lab's API
-// (Open, Header, Leaf, Entry, PathToLeaf, BuildContext, SwitchLeaf,
-// EstimateTokens), except the list of ids to draw, which the store has no
+// (Open, Header, Leaf, Entry, PathToLeaf, BuildContext, SessionContext,
+// SwitchLeaf, EstimateTokens), except the list of ids to draw, which the store has no
 // method for: that comes from the file's lines. The store is opened
 // read-only: the page writes nothing. When the file changes (an agent
 // appended), the page opens it again, on its new last entry.

@@ -15,6 +15,27 @@ type row struct {
 	OnPath, IsLeaf, Summarized, Missing  bool
 	KeepsFrom                            string // a compaction's firstKeptEntryId
 	TokensBefore                         int
+	Branch                               int    // the branch it is on, 0 above every fork
+	Fork                                 string // on a branch's first entry: which of its fork's branches ("2/4")
+}
+
+// hues is how many colours tell the branches apart; a branch's is
+// Branch modulo hues.
+const hues = 6
+
+// Hue is the colour of the row's branch, 1 to hues; 0 above every fork.
+func (r row) Hue() int {
+	if r.Branch == 0 {
+		return 0
+	}
+	return (r.Branch-1)%hues + 1
+}
+
+// cell is one column of the row's graph: "pipe" (│), "tee" (├─), "elbow"
+// (└─) or "blank"; the tee or elbow that starts a branch has its colour.
+type cell struct {
+	Kind string
+	Hue  int
 }
 
 // item is one message of the context.
@@ -37,21 +58,22 @@ type notice struct {
 	Exercise, Text string
 }
 
-// Cells are the row's graph as the page draws it, one cell a column:
-// "pipe" (│), "tee" (├─), "elbow" (└─) or "blank".
-func (r row) Cells() []string {
-	var out []string
+// Cells are the row's graph as the page draws it, one cell a column: the
+// graph's ├─ and └─ become a tee and an elbow in the colour of the branch
+// they start, │ a pipe, spaces a blank.
+func (r row) Cells() []cell {
+	var out []cell
 	g := []rune(r.Graph)
 	for i := 0; i+3 <= len(g); i += 3 {
 		switch g[i] {
 		case '│':
-			out = append(out, "pipe")
+			out = append(out, cell{"pipe", 0})
 		case '├':
-			out = append(out, "tee")
+			out = append(out, cell{"tee", r.Hue()})
 		case '└':
-			out = append(out, "elbow")
+			out = append(out, cell{"elbow", r.Hue()})
 		default:
-			out = append(out, "blank")
+			out = append(out, cell{"blank", 0})
 		}
 	}
 	return out
@@ -72,6 +94,7 @@ type view struct {
 	Tokens    int
 	Timeline  []event
 	Notices   []notice
+	Settings  string // the model and thinking level of SessionContext (11.7), or why there are none
 	Flash     string
 	Version   string
 	NoSession string // why there is nothing to show yet
@@ -116,7 +139,7 @@ func build(st *agentstore.Store, lines []line) view {
 	}
 	for _, p := range layout(ids, parentOf) {
 		r := rows[byID[p.id]]
-		r.Graph = p.graph
+		r.Graph, r.Branch, r.Fork = p.graph, p.branch, p.fork
 		v.Rows = append(v.Rows, r)
 	}
 	for _, m := range ctx {
@@ -125,7 +148,25 @@ func build(st *agentstore.Store, lines []line) view {
 	}
 	v.Tokens = agentstore.EstimateTokens(ctx)
 	v.Notices = checks(v, len(lines), missing, path, ctx)
+	v.Settings = settings(st.SessionContext())
 	return v
+}
+
+// settings shows the model and the thinking level of the leaf, as pi keeps
+// them beside the messages; the stub's SessionContext (the optional 11.7)
+// has no thinking level at all.
+func settings(sc agentstore.SessionContext) string {
+	if sc.ThinkingLevel == "" {
+		return "model and thinking level: SessionContext, the optional exercise 11.7"
+	}
+	model := "none"
+	switch m := sc.Model; {
+	case m != nil && m.Provider+m.ModelID == "":
+		model = "(an assistant message that names none)"
+	case m != nil:
+		model = m.Provider + "/" + m.ModelID
+	}
+	return fmt.Sprintf("model %s, thinking %s", model, sc.ThinkingLevel)
 }
 
 // summarizedOf returns the entries of path that the latest compaction on it

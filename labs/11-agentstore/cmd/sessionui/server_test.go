@@ -149,19 +149,27 @@ func post(t *testing.T, ts *httptest.Server, contentType, body string, header ..
 }
 
 // TestLayoutDrawsBranches: a chain stays in its column, a fork gives each
-// child its own line, several roots hang from one line.
+// child its own line of descent, starting with ├─ (└─ for the last), a
+// number of its own and which of the fork's branches it is; several roots
+// are branches too.
 func TestLayoutDrawsBranches(t *testing.T) {
-	ids := []string{"a", "b", "c", "d", "e", "f", "r"}
-	parents := map[string]string{"b": "a", "c": "b", "d": "c", "e": "b", "f": "e"}
+	ids := []string{"a", "b", "c", "d", "e", "f", "g", "r"}
+	parents := map[string]string{"b": "a", "c": "b", "d": "c", "e": "b", "f": "e", "g": "b"}
 	got := layout(ids, parents)
-	want := []placed{{"a", "├─ "}, {"b", "│  "}, {"c", "│  ├─ "}, {"d", "│  │  "}, {"e", "│  └─ "}, {"f", "│     "}, {"r", "└─ "}}
+	want := []placed{
+		{"a", "├─ ", 1, "1/2"}, {"b", "│  ", 1, ""},
+		{"c", "│  ├─ ", 3, "1/3"}, {"d", "│  │  ", 3, ""},
+		{"e", "│  ├─ ", 4, "2/3"}, {"f", "│  │  ", 4, ""},
+		{"g", "│  └─ ", 5, "3/3"},
+		{"r", "└─ ", 2, "2/2"},
+	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("layout:\n got %q\nwant %q", got, want)
 	}
-	if got := layout([]string{"x", "y"}, map[string]string{"y": "x"}); fmt.Sprint(got) != fmt.Sprint([]placed{{"x", ""}, {"y", ""}}) {
+	if got := layout([]string{"x", "y"}, map[string]string{"y": "x"}); fmt.Sprint(got) != fmt.Sprint([]placed{{"x", "", 0, ""}, {"y", "", 0, ""}}) {
 		t.Errorf("one chain: %q", got)
 	}
-	if c := (row{Graph: "│  ├─    └─ "}).Cells(); fmt.Sprint(c) != "[pipe tee blank elbow]" {
+	if c := (row{Graph: "│  ├─    └─ ", Branch: 8}).Cells(); fmt.Sprint(c) != "[{pipe 0} {tee 2} {blank 0} {elbow 2}]" {
 		t.Errorf("Cells: %v", c)
 	}
 }
@@ -184,13 +192,20 @@ func TestPageDrawsTheTree(t *testing.T) {
 		last = at
 	}
 	for _, want := range []string{`class="row k-compaction on-path leaf"`, `keeps from <code>e5</code>`, `class="row k-user on-path summarized"`,
-		`class="g tee"`, `class="g elbow"`, `name="id" value="e3"`, `◀ leaf`, `id="context-size">3 messages`} {
+		`class="g tee h1"`, `class="g elbow h2"`, `class="fork h1"`, `>1/2</span>`, `>2/2</span>`, `class="dot h2"`, `name="id" value="e3"`,
+		`◀ leaf`, `id="context-size">3 messages`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page does not have %q", want)
 		}
 	}
 	if strings.Contains(page, `class="notice"`) {
 		t.Errorf("a finished store gets a notice:\n%s", page)
+	}
+	// The settings are SessionContext's, the optional 11.7: the page shows
+	// them, or says that they wait for it.
+	if !strings.Contains(page, `id="settings">model (an assistant message that names none), thinking off`) &&
+		!strings.Contains(page, `id="settings">model and thinking level: SessionContext, the optional exercise 11.7`) {
+		t.Errorf("the page does not show the settings of SessionContext, nor that they wait for 11.7")
 	}
 }
 

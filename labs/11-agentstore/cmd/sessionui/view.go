@@ -50,16 +50,21 @@ func entryLines(data []byte) []line {
 }
 
 // placed is an entry in the order the tree is drawn, with the graph that
-// joins it to its parent.
+// joins it to its parent, the branch it is on (0: no fork above it; else
+// 1, 2, …, numbered fork by fork as the forks are drawn), and, on the
+// first entry of a branch, which of its fork's branches it is ("2/4").
 type placed struct {
-	id    string
-	graph string
+	id     string
+	graph  string
+	branch int
+	fork   string
 }
 
 // layout orders ids for drawing: depth first from each root, children in
 // file order. A chain stays in its column; where an entry has several
-// children, each starts with ├─ or └─ and its own line of descent. An
-// entry whose parent is not among ids is drawn as a root.
+// children, each starts a branch of its own, with ├─ (└─ for the last) and
+// its own line of descent, and a number. An entry whose parent is not
+// among ids is drawn as a root; several roots are branches too.
 func layout(ids []string, parentOf map[string]string) []placed {
 	known := make(map[string]bool, len(ids))
 	for _, id := range ids {
@@ -74,21 +79,27 @@ func layout(ids []string, parentOf map[string]string) []placed {
 			roots = append(roots, id)
 		}
 	}
-	type item struct{ id, lead, next string }
-	branch := func(kids []string, next string) []item {
+	type item struct {
+		id, lead, next string
+		branch         int
+		fork           string
+	}
+	branches := 0
+	branch := func(kids []string, next string, on int) []item {
 		if len(kids) == 1 {
-			return []item{{kids[0], next, next}}
+			return []item{{kids[0], next, next, on, ""}}
 		}
 		out := make([]item, len(kids))
 		for i, k := range kids {
-			out[i] = item{k, next + "├─ ", next + "│  "}
+			branches++
+			out[i] = item{k, next + "├─ ", next + "│  ", branches, fmt.Sprintf("%d/%d", i+1, len(kids))}
 			if i == len(kids)-1 {
-				out[i] = item{k, next + "└─ ", next + "   "}
+				out[i].lead, out[i].next = next+"└─ ", next+"   "
 			}
 		}
 		return out
 	}
-	stack := branch(roots, "")
+	stack := branch(roots, "", 0)
 	for i, j := 0, len(stack)-1; i < j; i, j = i+1, j-1 {
 		stack[i], stack[j] = stack[j], stack[i]
 	}
@@ -101,8 +112,8 @@ func layout(ids []string, parentOf map[string]string) []placed {
 			continue
 		}
 		seen[it.id] = true
-		out = append(out, placed{it.id, it.lead})
-		kids := branch(children[it.id], it.next)
+		out = append(out, placed{it.id, it.lead, it.branch, it.fork})
+		kids := branch(children[it.id], it.next, it.branch)
 		for k := len(kids) - 1; k >= 0; k-- {
 			stack = append(stack, kids[k])
 		}

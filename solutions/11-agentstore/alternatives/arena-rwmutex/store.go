@@ -138,11 +138,18 @@ func (s *Store) load(data []byte) error {
 			if err != nil {
 				return fail(n, err)
 			}
-			if h.Version != CurrentVersion {
+			if h.Version > CurrentVersion {
 				return fail(n, &VersionError{Version: h.Version})
 			}
 			s.header, haveHeader = h, true
 			continue
+		}
+		if s.header.Version < CurrentVersion {
+			up, err := s.migrateLine(line)
+			if err != nil {
+				return fail(n, err)
+			}
+			line = up
 		}
 		e, err := DecodeEntry(line)
 		if err != nil {
@@ -159,6 +166,19 @@ func (s *Store) load(data []byte) error {
 		return fail(1, ErrNoHeader) // the sentinel itself, as the handout names it
 	}
 	return nil
+}
+
+// migrateLine reads a line of a version-1 or version-2 file as version 3,
+// in memory. Version 1 had no ids: the entries are numbered in file order,
+// "v1-1", "v1-2", ..., each the child of the one before it.
+func (s *Store) migrateLine(line []byte) ([]byte, error) {
+	id, parent := fmt.Sprintf("v1-%d", len(s.nodes)+1), s.leafID()
+	return UpgradeLine(line, s.header.Version, id, parent, func(k int) string {
+		if k >= 1 && k <= len(s.nodes) {
+			return s.nodes[k-1].entry.ID
+		}
+		return ""
+	})
 }
 
 // link checks e against the entries before it and adds it as the leaf.
@@ -259,6 +279,9 @@ func (s *Store) writable() error {
 	if s.broken != nil {
 		return &TaintedError{Err: s.broken}
 	}
+	if v := s.header.Version; v < CurrentVersion {
+		return &MigratedError{Path: s.opts.Path, Version: v}
+	}
 	return nil
 }
 
@@ -326,7 +349,7 @@ func (s *Store) branch() []int {
 }
 
 // view is what the model sees of the current branch: the latest compaction
-// on it (noNode if none) and the positions of the message entries that
+// on it (noNode if none) and the positions of the entries whose messages
 // follow its summary (or all of them, without a compaction).
 type view struct {
 	compaction int
@@ -355,11 +378,29 @@ func (s *Store) currentView() view {
 		break
 	}
 	for _, at := range branch[from:] {
-		if s.nodes[at].entry.Type == TypeMessage {
+		if said(s.nodes[at].entry) != nil {
 			v.messages = append(v.messages, at)
 		}
 	}
 	return v
+}
+
+// said is the message an entry puts into the context, or nil: a message
+// entry's own, and pi's messages for a branch summary that says something
+// and for an extension's custom message.
+func said(e Entry) Message {
+	switch e.Type {
+	case TypeMessage:
+		return e.Message
+	case TypeBranchSummary:
+		if e.Summary == "" {
+			return nil
+		}
+		return BranchSummaryMessage(e)
+	case TypeCustomMessage:
+		return CustomMessage(e)
+	}
+	return nil
 }
 
 // context builds the messages of v, as copies.
@@ -369,7 +410,7 @@ func (s *Store) context(v view) []Message {
 		out = append(out, CompactionSummaryMessage(s.nodes[v.compaction].entry))
 	}
 	for _, at := range v.messages {
-		out = append(out, bytes.Clone(s.nodes[at].entry.Message))
+		out = append(out, bytes.Clone(said(s.nodes[at].entry)))
 	}
 	return out
 }
@@ -439,7 +480,7 @@ func (s *Store) CompactIfNeeded(maxApproxTokens, keepRecent int) (string, error)
 	cut := len(v.messages) - keepRecent
 	older := make([]Message, cut)
 	for i, at := range v.messages[:cut] {
-		older[i] = bytes.Clone(s.nodes[at].entry.Message)
+		older[i] = bytes.Clone(said(s.nodes[at].entry))
 	}
 	previous := ""
 	if v.compaction != noNode {
@@ -485,4 +526,34 @@ func (s *Store) Reset() error {
 	s.clear()
 	s.header = h
 	return nil
+}
+
+// ---- 11.7 (optional) ------------------------------------------------------
+
+// SessionContext returns what pi's buildSessionContext gives for the current
+// leaf, as copies: BuildContext's messages, the thinking level of the last
+// thinking_level_change on the path (ThinkingLevelOff without one), and the
+// model of the last model_change or assistant message on the path (nil
+// without one).
+func (s *Store) SessionContext() SessionContext {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	branch := s.branch()
+	sc := SessionContext{Messages: s.context(s.currentView()), ThinkingLevel: ThinkingLevelOff}
+	// The settings are the last ones said anywhere on the branch, before a
+	// compaction too: walk it from the leaf up and stop at the first of each.
+	level, model := false, false
+	for i := len(branch) - 1; i >= 0 && !(level && model); i-- {
+		e := s.nodes[branch[i]].entry
+		switch {
+		case !level && e.Type == TypeThinkingLevelChange:
+			sc.ThinkingLevel, level = e.ThinkingLevel, true
+		case !model && e.Type == TypeModelChange:
+			sc.Model, model = &Model{Provider: e.Provider, ModelID: e.ModelID}, true
+		case !model && e.Type == TypeMessage && e.Message.Role() == "assistant":
+			m := e.Message.Model()
+			sc.Model, model = &m, true
+		}
+	}
+	return sc
 }
