@@ -124,6 +124,20 @@ func attackFixtures(t *testing.T, sol, stub []byte) []fixture {
 		}
 		keep = append(keep, b)
 	}`)},
+		// The same in init: the package's initialisation fails in every
+		// run alike, so the first run ends the submission, with the limit
+		// as the reason (not a timeout, and not a run per exercise).
+		{name: "memory-bomb-in-init", reason: "memory limit exceeded before any test started",
+			src: withInit(t, sol, nil, `var keep [][]byte
+	for {
+		b := make([]byte, 16<<20)
+		for i := range b {
+			b[i] = 1
+		}
+		keep = append(keep, b)
+	}`), check: func(t *testing.T, rep *Report) {
+				assert.Less(t, rep.Seconds-rep.Build.Seconds, 25.0, "one run ends the submission: the others would fail alike")
+			}},
 		{name: "goroutine-bomb", pass: []string{"10.2", "10.3", "10.4", "10.5", "10.6"},
 			src: prefixBody(t, sol, pathToSig, `for {
 		go func() { select {} }()

@@ -9,6 +9,7 @@ import (
 	"go/printer"
 	"go/token"
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,10 +72,10 @@ func solutionSource(t testing.TB) []byte {
 }
 
 // onlyExercise returns the reference solution with every exported function
-// and method outside exercise id replaced by the stub's body. The solution's
+// and method outside the exercises ids replaced by the stub's body. The solution's
 // code stays in place under impl names, so exercise id still has everything
 // it needs (10.3 validates with the real parser) while the others fail.
-func onlyExercise(t testing.TB, id string) []byte {
+func onlyExercise(t testing.TB, ids ...string) []byte {
 	t.Helper()
 	fset := token.NewFileSet()
 	sol, err := parser.ParseFile(fset, "solution.go", solutionSource(t), parser.ParseComments)
@@ -116,7 +117,7 @@ func onlyExercise(t testing.TB, id string) []byte {
 		if !known {
 			continue
 		}
-		if ex == id {
+		if slices.Contains(ids, ex) {
 			var args []string
 			for _, f := range fn.Type.Params.List {
 				for _, n := range f.Names {
@@ -133,7 +134,7 @@ func onlyExercise(t testing.TB, id string) []byte {
 		require.NoError(t, printer.Fprint(&buf, fset, fn))
 	}
 	out, err := format.Source(buf.Bytes())
-	require.NoError(t, err, "generated fixture for %s:\n%s", id, buf.String())
+	require.NoError(t, err, "generated fixture for %s:\n%s", ids, buf.String())
 	return out
 }
 

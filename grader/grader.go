@@ -107,6 +107,9 @@ type Options struct {
 	// ownBinDir, if set, is where the course's own test binaries are kept
 	// instead of the grader's cache directory (tests of that cache).
 	ownBinDir string
+	// observeRun, if set, is told of every run of the test binary: its
+	// label ("public-all", "10_3-hidden") and when it started and ended.
+	observeRun func(label string, start, end time.Time)
 }
 
 // Grader grades submissions of one lab. It is safe for concurrent use.
@@ -603,18 +606,19 @@ func (st *runState) setAbort(reason string) {
 }
 
 // runAll runs the tests of every exercise and judges each. An exercise's
-// public and hidden tests never share a process, so that output student
-// code prints during a hidden test is never shown as a public test's.
+// public and hidden tests never share a process, and no hidden run starts
+// before every public run has ended: what students see at once (the public
+// tests' output) is final before a hidden test runs, so nothing a hidden
+// run does, leaves or makes the machine show (the memory its files take,
+// the CPU it uses) can reach it.
 //
-// First all exercises' public tests run in one process, and all hidden
-// tests in another (at the same time where every run has a private
-// filesystem; otherwise hidden after public, so that nothing a hidden run
-// leaves can reach a public one). An exercise whose tests all passed in a
-// clean run is done. Every other one runs on its own, so that a crash, a
-// hang or a failure caused by another exercise never decides it; its
-// hidden tests run on their own only if its public tests passed (it has
-// failed otherwise). Up to Parallel runs go at once, each in its own
-// sandbox; all share one time budget.
+// First all exercises' public tests run in one process. An exercise whose
+// tests all passed in a clean run is done. Every other one runs on its
+// own, so that a crash, a hang or a failure caused by another exercise
+// never decides it. Then the hidden tests, the same way, of the exercises
+// whose public tests passed (the others have failed already). Up to
+// Parallel runs go at once, each in its own sandbox; all share one time
+// budget.
 func (g *Grader) runAll(ctx context.Context, work, bin string) ([]ExerciseReport, error) {
 	st := &runState{deadline: time.Now().Add(g.opts.Budget)}
 	n := len(g.exercises)
@@ -646,23 +650,9 @@ func (g *Grader) runAll(ctx context.Context, work, bin string) ([]ExerciseReport
 	}
 	publicPassed := func(i int) bool { return pubParts[i] != nil && pubParts[i].Passed }
 
-	// Stage 1: the shared runs.
-	concurrent := g.sandbox.isolation().Level == LevelFull && g.opts.Parallel > 1
-	var pubShared, hidShared map[int]*ExerciseReport
-	var pubErr, hidErr error
-	if concurrent {
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			hidShared, hidErr = g.sharedRun(ctx, st, work, bin, "hidden", hidTodo, hidden)
-		}()
-		pubShared, pubErr = g.sharedRun(ctx, st, work, bin, "public", pubTodo, public)
-		wg.Wait()
-	} else {
-		pubShared, pubErr = g.sharedRun(ctx, st, work, bin, "public", pubTodo, public)
-	}
-	if err := errors.Join(pubErr, hidErr); err != nil {
+	// Stage 1: the public tests of every exercise, in one run.
+	pubShared, err := g.sharedRun(ctx, st, work, bin, "public", pubTodo, public)
+	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -680,7 +670,8 @@ func (g *Grader) runAll(ctx context.Context, work, bin string) ([]ExerciseReport
 	if err := g.aloneRuns(ctx, st, work, bin, "public", alone, public, pubParts); err != nil {
 		return nil, err
 	}
-	// Stage 3: the hidden tests of the exercises whose public tests passed.
+	// Stage 3: the hidden tests of the exercises whose public tests passed,
+	// once every public run has ended.
 	var stillHidden []int
 	for _, i := range hidTodo {
 		// An exercise scored per test earns its hidden tests' points even
@@ -692,11 +683,9 @@ func (g *Grader) runAll(ctx context.Context, work, bin string) ([]ExerciseReport
 			hidParts[i] = &part
 		}
 	}
-	if !concurrent {
-		var err error
-		if hidShared, err = g.sharedRun(ctx, st, work, bin, "hidden", stillHidden, hidden); err != nil {
-			return nil, err
-		}
+	hidShared, err := g.sharedRun(ctx, st, work, bin, "hidden", stillHidden, hidden)
+	if err != nil {
+		return nil, err
 	}
 	alone = nil
 	for _, i := range stillHidden {
@@ -742,7 +731,7 @@ func (g *Grader) sharedRun(ctx context.Context, st *runState, work, bin, group s
 		ex := g.exercises[i]
 		part := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points}
 		switch {
-		case r.initHung():
+		case r.initFailed() != "":
 			part = g.notRun(ex, testsOf[i], st.aborted())
 		case judgeShared(&part, r, testsOf[i]):
 		default:
@@ -775,7 +764,7 @@ func (g *Grader) aloneRuns(ctx context.Context, st *runState, work, bin, group s
 			} else {
 				part.Seconds = r.out.Duration.Seconds()
 				judge(&part, r)
-				if r.initHung() {
+				if r.initFailed() != "" {
 					part.Reason = st.aborted()
 				}
 			}
@@ -884,6 +873,10 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 		return nil, fmt.Errorf("grader: %w", err)
 	}
 	defer input.Close()
+	started := time.Now()
+	if f := g.opts.observeRun; f != nil {
+		defer func() { f(label, started, time.Now()) }()
+	}
 	r.out = runJob(ctx, job{
 		Path: bin,
 		Args: []string{
@@ -912,14 +905,10 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 		return nil, err
 	}
 	r.rep = readHarnessReport(readReport(report, maxReportBytes), nonce)
-	if r.initHung() {
-		// Not one test started: the package's initialisation hangs, and
-		// would hang every other run the same way. A race it had first is
-		// the reason: after it, nothing the run did is trusted.
-		reason := fmt.Sprintf("no test started within %s: the package's initialisation (an init function or a package-level variable) did not finish", r.timeout)
-		if race, summary := raceReport(string(r.out.Output)); race {
-			reason = raceReason(summary)
-		}
+	if reason := r.initFailed(); reason != "" {
+		// Not one test started before the run hung or ran out of memory
+		// or processes: the package's initialisation did, and would do
+		// the same in every other run.
 		st.setAbort(reason)
 	}
 	return r, nil

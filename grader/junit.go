@@ -75,7 +75,7 @@ const JUnitVerdictCase = "(exercise verdict)"
 // skipped or never started one is <skipped/>. Text that XML cannot carry
 // (control characters from a test's output) becomes U+FFFD.
 func JUnit(r *Report) ([]byte, error) {
-	doc := junitTestsuites{Name: r.Submission, Time: seconds(r.Seconds)}
+	doc := junitTestsuites{Name: PrintableLine(r.Submission), Time: seconds(r.Seconds)}
 	for _, ex := range r.Exercises {
 		suite := junitSuite{
 			Name: ex.ID + " " + ex.Name,
@@ -102,13 +102,16 @@ func JUnitClass(name string, reports []*Report, notGraded map[string]string) ([]
 	doc := junitTestsuites{Name: name}
 	var total float64
 	for _, sub := range slices.Sorted(maps.Keys(notGraded)) {
-		doc.add(junitSuite{Name: sub, Time: seconds(0), Cases: []junitCase{{Classname: sub, Name: JUnitVerdictCase,
-			Error: &junitFailure{Message: "not graded: " + notGraded[sub], Type: "not graded"}}}, Errors: 1})
+		// Names and reasons come from what students chose: escaped, so
+		// that a CI page shows them as they are (no bidi reordering).
+		shown := PrintableLine(sub)
+		doc.add(junitSuite{Name: shown, Time: seconds(0), Cases: []junitCase{{Classname: shown, Name: JUnitVerdictCase,
+			Error: &junitFailure{Message: "not graded: " + PrintableLine(notGraded[sub]), Type: "not graded"}}}, Errors: 1})
 	}
 	for _, r := range reports {
 		total += r.Seconds
-		suite := junitSuite{Name: r.Submission, Time: seconds(r.Seconds), Properties: []junitProperty{
-			{"score", FormatPoints(r.Score)}, {"max_score", fmt.Sprint(r.MaxScore)}, {"path", r.Path},
+		suite := junitSuite{Name: PrintableLine(r.Submission), Time: seconds(r.Seconds), Properties: []junitProperty{
+			{"score", FormatPoints(r.Score)}, {"max_score", fmt.Sprint(r.MaxScore)}, {"path", PrintableLine(r.Path)},
 		}}
 		for _, ex := range r.Exercises {
 			suite.add(r, ex, ex.ID+" "+ex.Name, ex.ID+" ")

@@ -205,3 +205,24 @@ func TestJUnitClassHasASuitePerSubmission(t *testing.T) {
 	assert.Equal(t, 2, doc.Errors)
 	assert.Equal(t, 1, doc.Failures)
 }
+
+// Names come from the files students chose: a C1 control, a line separator
+// or a right-to-left override in one is escaped, so that a CI page shows
+// the name as it is stored.
+func TestJUnitEscapesNamesTheSubmissionChose(t *testing.T) {
+	name := "c1\u009b31mred\u2028ls\u202eog.exe"
+	r := &grader.Report{Submission: name, Path: "subs/" + name + ".go", Lab: "10", Exercises: []grader.ExerciseReport{{ID: "10.1", Name: "PathTo", Passed: true}}}
+	for _, doc := range [][]byte{must(grader.JUnit(r)), must(grader.JUnitClass("lab 10", []*grader.Report{r}, map[string]string{name + "2": "holds no session.go"}))} {
+		for _, raw := range []string{"\u009b", "\u2028", "\u202e"} {
+			assert.NotContains(t, string(doc), raw)
+		}
+		assert.Contains(t, string(doc), `c1\x9b31mred\u2028ls\u202eog.exe`)
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/coursekit/course/grader/internal/staticcheck"
+	"github.com/coursekit/course/grader/lab"
 )
 
 // AllowedImports is the standard library a student file may import: pure
@@ -33,6 +34,17 @@ var AllowedImports = []string{
 	"maps", "math", "math/big", "math/bits", "path", "slices",
 	"sort", "strconv", "strings", "sync", "sync/atomic", "time",
 	"unicode", "unicode/utf16", "unicode/utf8",
+}
+
+// AllowedImportsOf is the standard library the file of a lab may import:
+// AllowedImports, less what starts or serves goroutines in a sequential lab.
+func AllowedImportsOf(l *lab.Lab) []string {
+	if !l.Sequential {
+		return slices.Clone(AllowedImports)
+	}
+	return slices.DeleteFunc(slices.Clone(AllowedImports), func(p string) bool {
+		return slices.Contains(staticcheck.SequentialImports(), p)
+	})
 }
 
 // Violation is one reason a student file may not be built.

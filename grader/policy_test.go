@@ -208,7 +208,15 @@ func TestCheckerRefusesGoroutinesInASequentialLab(t *testing.T) {
 		{"sync/atomic", with([]string{"sync/atomic"}, "var n atomic.Int64"), `import "sync/atomic": this lab needs no goroutines`},
 		{"time.AfterFunc called", with([]string{"time"}, "func init() { time.AfterFunc(0, func() {}) }"), "time.AfterFunc runs its function on a goroutine of its own"},
 		{"time.AfterFunc as a value", with([]string{"time"}, "var later = time.AfterFunc"), "time.AfterFunc runs its function on a goroutine of its own"},
-		{"context.AfterFunc", with([]string{"context"}, "func init() { context.AfterFunc(context.Background(), func() {}) }"), "context.AfterFunc runs its function on a goroutine of its own"},
+		{"context.AfterFunc", with([]string{"context"}, "func init() { context.AfterFunc(context.Background(), func() {}) }"), `import "context": this lab needs no goroutines`},
+		// context.WithCancel of a parent the file defines calls the
+		// parent's Done on a goroutine of the context package's own.
+		{"a Context of the file's own type", with([]string{"context", "time"}, "type bg struct{}\n\n"+
+			"func (bg) Deadline() (time.Time, bool) { return time.Time{}, false }\n"+
+			"func (bg) Done() <-chan struct{}       { return nil }\n"+
+			"func (bg) Err() error                  { return nil }\n"+
+			"func (bg) Value(any) any               { return nil }\n\n"+
+			"func init() { _, cancel := context.WithCancel(bg{}); cancel() }"), `import "context": this lab needs no goroutines`},
 	}
 	for _, tc := range cases {
 		err := c.Check(tc.src)

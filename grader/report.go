@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Report is the verdict on one submission. Its JSON form is what
@@ -273,7 +274,8 @@ func printable(line string) string {
 // with one) and the bidirectional controls that make text read otherwise
 // than it is stored.
 func isUnsafeRune(r rune) bool {
-	return r != '\t' && r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r))
+	return r != '\t' && r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) ||
+		r == '\u2028' || r == '\u2029') // line and paragraph separators break a line too
 }
 
 func indent(s, prefix string) string {
@@ -293,15 +295,34 @@ func CSVHeader(exerciseIDs []string) []string {
 	return append(row, "score", "max_score", "raw_score", "late_penalty", "note")
 }
 
+// maxCSVCell bounds a cell (a note, a name): spreadsheets keep at most
+// 32,767 characters of one, and a note is read at a glance.
+const maxCSVCell = 500
+
 // CSVCell makes text from a submission safe in a spreadsheet: control
-// characters escaped, and a cell that a spreadsheet would run as a
-// formula (starting with =, +, -, @) quoted with a leading apostrophe.
+// characters and line breaks escaped (a newline in a name must not make
+// it read as another name), a cell that a spreadsheet would run as a
+// formula (starting with =, +, -, @) quoted with a leading apostrophe, and
+// a long text cut short.
 func CSVCell(text string) string {
-	text = PrintableLine(strings.ReplaceAll(text, "\n", " "))
+	text = ClipLine(PrintableLine(text), maxCSVCell)
 	if text != "" && strings.ContainsRune("=+-@", rune(text[0])) {
 		return "'" + text
 	}
 	return text
+}
+
+// ClipLine keeps the first n bytes of a line (whole runes), saying how many
+// more there were.
+func ClipLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut)
 }
 
 // CSVRow is r as a row under CSVHeader(exerciseIDs).

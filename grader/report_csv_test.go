@@ -2,6 +2,7 @@ package grader
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,7 +45,8 @@ func TestCSVCellAndPrintableLineKeepOneLine(t *testing.T) {
 		"\t=HYPERLINK(\"x\")": `\x09=HYPERLINK("x")`,
 		"\r=1+1":              `\x0d=1+1`,
 		"=1+1":                "'=1+1",
-		"zed\nalice  pass":    "zed alice  pass",
+		"zed\nalice  pass":    `zed\x0aalice  pass`, // not "zed alice": another student may be named so
+		"ls\u2028\u202eexe":   `ls\u2028\u202eexe`,
 		"bob\x1b[2J":          `bob\x1b[2J`,
 		"plain name, 王小明":     "plain name, 王小明",
 	} {
@@ -53,4 +55,7 @@ func TestCSVCellAndPrintableLineKeepOneLine(t *testing.T) {
 	assert.Equal(t, `zed\x0aalice  pass 15/15`, PrintableLine("zed\nalice  pass 15/15"),
 		"a newline in a submission's name would add a row to a table")
 	assert.Equal(t, "two\nlines", Printable("two\nlines"), "Printable keeps the lines of a test's output")
+	long := CSVCell(strings.Repeat("A", 500_000))
+	assert.Less(t, len(long), 600, "a note of 500 KB is cut short: a spreadsheet keeps 32,767 characters of a cell")
+	assert.True(t, strings.HasSuffix(long, "… (499500 more bytes)"), long[len(long)-40:])
 }

@@ -137,6 +137,25 @@ func (r *runResult) initHung() bool {
 	return r.out.TimedOut && len(r.sum.Tests) == 0 && r.out.Duration > 0
 }
 
+// initFailed is why the package's initialisation failed in this run, or ""
+// if it did not: the run hung, or ran out of memory or processes, before
+// any test started. Every other run would do the same. A race it had first
+// is the reason: after it, nothing the run did is trusted.
+func (r *runResult) initFailed() string {
+	started := len(r.sum.Tests) > 0
+	if started || !(r.initHung() || r.out.MemoryExceeded || r.out.ProcessesExceeded) {
+		return ""
+	}
+	if race, summary := raceReport(string(r.out.Output)); race {
+		return raceReason(summary)
+	}
+	if r.initHung() {
+		return fmt.Sprintf("no test started within %s: the package's initialisation (an init function or a package-level variable) did not finish", r.timeout)
+	}
+	limit, detail, _ := strings.Cut(r.trouble(), ": ")
+	return limit + " before any test started, in the package's initialisation (an init function or a package-level variable): " + detail
+}
+
 // consistent reports whether the run ended the normal way: the grader's
 // TestMain reported with this run's nonce, the binary exited with the code
 // m.Run returned, and that code says what the events say.

@@ -5,12 +5,19 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
+	"slices"
 	"strconv"
 )
 
-// sequentialImports are refused in a sequential lab: they exist to share
-// memory between goroutines, and such a lab's file has only one.
-var sequentialImports = map[string]bool{"sync": true, "sync/atomic": true}
+// sequentialImports are refused in a sequential lab: sync and sync/atomic
+// exist to share memory between goroutines, and such a lab's file has only
+// one; context starts goroutines of its own that call the file's code (a
+// parent Context of the file's own type has its Done method called on one).
+var sequentialImports = map[string]bool{"sync": true, "sync/atomic": true, "context": true}
+
+// SequentialImports are the imports a sequential lab refuses, sorted.
+func SequentialImports() []string { return slices.Sorted(maps.Keys(sequentialImports)) }
 
 // sequentialFuncs run their callback on a goroutine of its own, which is a
 // go statement by another name.
@@ -28,7 +35,7 @@ func (c *checker) sequentialSyntax(fset *token.FileSet, f *ast.File) []Violation
 	for _, imp := range f.Imports {
 		if p, err := strconv.Unquote(imp.Path.Value); err == nil && sequentialImports[p] {
 			vs = append(vs, Violation{Line: fset.Position(imp.Pos()).Line, Problem: fmt.Sprintf(
-				"import %q: this lab needs no goroutines, so its file may not import sync or sync/atomic", p)})
+				"import %q: this lab needs no goroutines, so its file may not import sync, sync/atomic or context", p)})
 		}
 	}
 	ast.Inspect(f, func(n ast.Node) bool {

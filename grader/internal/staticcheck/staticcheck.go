@@ -40,7 +40,7 @@ type Request struct {
 	Exports   map[string]string // import path -> export data file
 	Allowed   []string          // what the student file may import
 	Max       int               // the most violations to list; 0 means 20
-	// Sequential refuses goroutines: go statements, sync and sync/atomic,
+	// Sequential refuses goroutines: go statements, sync, sync/atomic and context,
 	// and the callbacks run on goroutines of their own (lab.Manifest).
 	Sequential bool
 }

@@ -675,21 +675,32 @@ func uniquePaths(paths []string) []string {
 // nameSubmissions makes every submission's name unique: two that share a
 // name (alice/ and alice.zip) are named by their paths instead.
 func nameSubmissions(subs []*grader.Submission, unreadable []classpkg.Result) {
-	count := map[string]int{}
+	// Names are counted as reports show them (escaped, one line): two
+	// names that read the same there are one row to a reader. Those are
+	// named by their paths, and paths that still read the same get a
+	// number.
+	names := make([]*string, 0, len(subs)+len(unreadable))
+	paths := make([]string, 0, cap(names))
 	for _, s := range subs {
-		count[s.Name]++
-	}
-	for _, u := range unreadable {
-		count[u.Name]++
-	}
-	for _, s := range subs {
-		if count[s.Name] > 1 {
-			s.Name = s.Path
-		}
+		names, paths = append(names, &s.Name), append(paths, s.Path)
 	}
 	for i := range unreadable {
-		if count[unreadable[i].Name] > 1 {
-			unreadable[i].Name = unreadable[i].Path
+		names, paths = append(names, &unreadable[i].Name), append(paths, unreadable[i].Path)
+	}
+	count := map[string]int{}
+	for _, n := range names {
+		count[grader.PrintableLine(*n)]++
+	}
+	for i, n := range names {
+		if count[grader.PrintableLine(*n)] > 1 {
+			*n = paths[i]
+		}
+	}
+	seen := map[string]int{}
+	for _, n := range names {
+		shown := grader.PrintableLine(*n)
+		if seen[shown]++; seen[shown] > 1 {
+			*n = fmt.Sprintf("%s #%d", *n, seen[shown])
 		}
 	}
 }
@@ -721,6 +732,28 @@ func exerciseIDs(l *lab.Lab, want []string, bonus bool) ([]string, error) {
 
 // checkOutputs refuses output files that cannot be written, or that would
 // overwrite a submission or each other, before anything is graded.
+// absPath is p made absolute, or "" if it cannot be.
+func absPath(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return ""
+	}
+	return a
+}
+
+// resolvedPath is p made absolute with every link in it followed, as far as
+// it exists; "" if it cannot be made absolute.
+func resolvedPath(p string) string {
+	a := absPath(p)
+	if a == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(a); err == nil {
+		return r
+	}
+	return a
+}
+
 func checkOutputs(opts *GradeOptions, paths []string) error {
 	outputs := []struct{ flag, path string }{{"-o", opts.Output}, {"--csv", opts.CSV}, {"--html", opts.HTML}}
 	for _, o := range outputs {
@@ -745,13 +778,19 @@ func checkOutputs(opts *GradeOptions, paths []string) error {
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", o.flag, o.path, err)
 		}
+		// Where the file really lands: a link in its directory's path
+		// (lnk/x.csv, lnk a link to a submission) must not take it there.
+		real := filepath.Join(resolvedPath(filepath.Dir(out)), filepath.Base(out))
 		for _, p := range paths {
-			sub, err := filepath.Abs(p)
-			if err != nil {
-				continue
-			}
-			if out == sub || strings.HasPrefix(out, sub+string(filepath.Separator)) {
-				return fmt.Errorf("%s %s: is inside submission %s, and grading never writes a submission", o.flag, o.path, p)
+			for _, sub := range []string{absPath(p), resolvedPath(p)} {
+				if sub == "" {
+					continue
+				}
+				for _, at := range []string{out, real} {
+					if at == sub || strings.HasPrefix(at, sub+string(filepath.Separator)) {
+						return fmt.Errorf("%s %s: is inside submission %s, and grading never writes a submission", o.flag, o.path, p)
+					}
+				}
 			}
 		}
 		if _, err := os.Lstat(o.path); err == nil && !opts.Force && (o.flag != "--csv" || !opts.Update) {

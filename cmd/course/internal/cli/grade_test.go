@@ -855,3 +855,40 @@ func TestGradeEscapesNamesTheSubmissionChose(t *testing.T) {
 	assert.Contains(t, r.stdout, `zed\x0aalice       pass`)
 	assert.NotRegexp(t, `(?m)^alice`, r.stderr)
 }
+
+// Two names that read the same once escaped ("bob\nalice" and the literal
+// "bob\x0aalice") would be one row to a reader and one key to --update:
+// both are named by their paths instead.
+func TestGradeNamesThatReadTheSameAreToldApart(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"bob\nalice", `bob\x0aalice`} {
+		require.NoError(t, os.Mkdir(filepath.Join(dir, name), 0o755)) // holds no session.go: not graded, no build
+	}
+	table := filepath.Join(t.TempDir(), "grades.csv")
+	r := run(t, nil, "grade", "--chapter", "10", "--csv", table, filepath.Join(dir, "bob\nalice"), filepath.Join(dir, `bob\x0aalice`))
+	assert.Equal(t, 2, r.code, r.stderr)
+	rows := readCSV(t, table)
+	require.Len(t, rows, 3)
+	assert.NotEqual(t, rows[1][0], rows[2][0], "two rows, two names")
+	for _, row := range rows[1:] {
+		assert.Contains(t, row[0], dir, "named by its path: %q", row[0])
+	}
+}
+
+// An output file whose directory is a link to a submission would be
+// written inside it: refused, nothing written.
+func TestGradeRefusesAnOutputThroughALinkIntoASubmission(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "subs", "alice")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "session.go"), labSources(t).stub, 0o644))
+	link := filepath.Join(dir, "lnk")
+	require.NoError(t, os.Symlink(sub, link))
+	before := snapshot(t, sub)
+	for _, flag := range []string{"--csv", "-o", "--html"} {
+		r := run(t, nil, "grade", "--chapter", "10", flag, filepath.Join(link, "out"), sub)
+		assert.Equal(t, 2, r.code, "%s through a link into the submission: %s", flag, r.stderr)
+		assert.Contains(t, r.stderr, "is inside submission", flag)
+	}
+	assert.Equal(t, before, snapshot(t, sub), "nothing written into the submission")
+}

@@ -288,3 +288,14 @@ func TestTreeReadsAFileUpToItsBounds(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, p+": no committed entries\n", r.stdout, "250,000 lines are read")
 }
+
+// The history file's name is the student's to choose: an escape sequence
+// or a newline in it is shown escaped, never run by the terminal.
+func TestTreeEscapesTheFilesName(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x\x1b[2J\nfake.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(`{"type":"message","id":"a","parentId":null}`+"\n"), 0o644))
+	r := run(t, nil, "tree", p)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stdout, "\x1b", "the escape sequence is shown escaped")
+	assert.Contains(t, r.stdout, `x\x1b[2J\x0afake.jsonl: 1 entry`)
+}
