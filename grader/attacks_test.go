@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coursekit/course/grader/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -44,7 +45,7 @@ func attackFixtures(t *testing.T, sol, stub []byte) []fixture {
 			src: append(append([]byte{}, sol...), "\nconst true, false = 1 == 2, 1 == 2\n"...)},
 		{name: "changed-signature-breaks-the-tests", buildFails: true, reason: "does not build",
 			src: []byte(strings.Replace(string(sol), pathToSig, "func PathTo(entries []SessionEntry, leafID string, extra int) ([]SessionEntry, error) {", 1)),
-			check: func(t *testing.T, rep *Report) {
+			check: func(t *testing.T, rep *report.Report) {
 				assert.NotContains(t, rep.Build.Output, "_hidden_test.go", "the build output shown to the student must not quote a hidden test")
 				assert.Contains(t, rep.Build.Output, "hidden tests are not shown")
 				assert.Contains(t, rep.Build.Output, "_test.go", "the public tests' errors are shown")
@@ -135,7 +136,7 @@ func attackFixtures(t *testing.T, sol, stub []byte) []fixture {
 			b[i] = 1
 		}
 		keep = append(keep, b)
-	}`), check: func(t *testing.T, rep *Report) {
+	}`), check: func(t *testing.T, rep *report.Report) {
 				assert.Less(t, rep.Seconds-rep.Build.Seconds, 25.0, "one run ends the submission: the others would fail alike")
 			}},
 		{name: "goroutine-bomb", pass: []string{"10.2", "10.3", "10.4", "10.5", "10.6"},
@@ -154,7 +155,7 @@ func attackFixtures(t *testing.T, sol, stub []byte) []fixture {
 		// at once; a submission slow in every run stops at its budget.
 		{name: "init-never-returns", timeout: 3 * time.Second, reason: "no test started within",
 			src: withInit(t, sol, nil, "select {}"),
-			check: func(t *testing.T, rep *Report) {
+			check: func(t *testing.T, rep *report.Report) {
 				assert.Less(t, rep.Seconds-rep.Build.Seconds, (3*time.Second + runGrace + 5*time.Second).Seconds(),
 					"one timeout, not one per exercise")
 			}},
@@ -162,7 +163,7 @@ func attackFixtures(t *testing.T, sol, stub []byte) []fixture {
 		// the 8s budget cannot start the others.
 		{name: "slow-in-every-run", timeout: 5 * time.Second, budget: 8 * time.Second, anyReason: "time budget",
 			src: withInit(t, stub, []string{"time"}, "time.Sleep(3 * time.Second)"),
-			check: func(t *testing.T, rep *Report) {
+			check: func(t *testing.T, rep *report.Report) {
 				for _, ex := range rep.Exercises {
 					assert.NotRegexp(t, `-\d`, ex.Reason, "exercise %s: a run the budget did not let start says so, never a negative timeout", ex.ID)
 				}
@@ -175,7 +176,7 @@ func attackFixtures(t *testing.T, sol, stub []byte) []fixture {
 		{name: "forged-after-a-page-of-output", src: withInit(t, stub, []string{"fmt", "strings"},
 			"go func() {\nfor i := 0; i < 64; i++ {\nfmt.Print(strings.Repeat(\"x\", 4095) + \"\\n\")\n"+forgeLines(t)+"\n}\n}()\n"+
 				"fmt.Print(strings.Repeat(\"y\", 4096))\n"+forgeLines(t)),
-			check: func(t *testing.T, rep *Report) {
+			check: func(t *testing.T, rep *report.Report) {
 				assert.Zero(t, rep.Score, "the stub with forged pass lines scores nothing")
 			}},
 		// The nonce and the list of tests come on the harness's fd 4 (in
@@ -194,7 +195,7 @@ func attackFixtures(t *testing.T, sol, stub []byte) []fixture {
 		// test name with a terminal escape sequence and a bidi override.
 		{name: "escape-sequences-in-a-forged-name", reason: "events for tests that were not run",
 			src: withInit(t, sol, []string{"fmt"}, `fmt.Printf("\x16=== RUN   TestEvil\x1b[2J\x1b]0;pwned\x07\u202e\n")`),
-			check: func(t *testing.T, rep *Report) {
+			check: func(t *testing.T, rep *report.Report) {
 				for _, ex := range rep.Exercises {
 					for _, s := range []string{ex.Reason, ex.HiddenReason} {
 						assert.NotContains(t, s, "\x1b", "exercise %s reason %q carries a raw escape", ex.ID, s)

@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/coursekit/course/grader/internal/buildcache"
+	"github.com/coursekit/course/grader/internal/cachedir"
+	"github.com/coursekit/course/grader/internal/helperprog"
+	"github.com/coursekit/course/grader/sandbox"
 )
 
 // buildCache is where grading builds find the compiled standard library
@@ -25,7 +28,7 @@ type buildCache struct {
 // newBuildCache builds the helper, if need be, and finds the base for
 // goBin's toolchain.
 func newBuildCache(goBin string, race bool) (*buildCache, error) {
-	helper, err := helperProgram(goBin, buildEnv(false), "buildcache", buildcache.Source, buildcache.ModulePath, buildcache.Dir)
+	helper, err := helperprog.Build(goBin, buildEnv(false), "buildcache", buildcache.Source, buildcache.ModulePath, buildcache.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -33,21 +36,21 @@ func newBuildCache(goBin string, race bool) (*buildCache, error) {
 	cmd.Env = buildEnv(race)
 	version, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("%w: go env: %v", ErrSetup, err)
+		return nil, fmt.Errorf("%w: go env: %v", sandbox.ErrSetup, err)
 	}
 	h := sha256.Sum256(append(version, fmt.Sprint(race)...))
-	dir, err := privateCacheDir()
+	dir, err := cachedir.Dir()
 	if err != nil {
 		return nil, err
 	}
 	base := filepath.Join(dir, "gocache-"+hex.EncodeToString(h[:])[:16])
 	if err := os.MkdirAll(base, 0o700); err != nil {
-		return nil, fmt.Errorf("%w: the build cache %s: %v", ErrSetup, base, err)
+		return nil, fmt.Errorf("%w: the build cache %s: %v", sandbox.ErrSetup, base, err)
 	}
 	// What is in the base is linked into every test binary: it must be
 	// this user's alone.
-	if err := ownedByUs(base, true); err != nil {
-		return nil, fmt.Errorf("%w: the build cache %s: %v", ErrSetup, base, err)
+	if err := cachedir.Owned(base, true); err != nil {
+		return nil, fmt.Errorf("%w: the build cache %s: %v", sandbox.ErrSetup, base, err)
 	}
 	return &buildCache{helper: helper, base: base}, nil
 }

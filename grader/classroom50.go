@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
 )
 
 // Classroom50Schema is the schema sentinel of Classroom 50's result.json.
@@ -69,7 +70,7 @@ const classroom50Time = "2006-01-02T15:04:05Z"
 // remainder (so that they add up to the exercise's points); an entry earns
 // its worth when its tests earned theirs. No entry names a hidden test or
 // shows its output: the result is published in the student's repository.
-func Classroom50(r *Report, getenv func(string) string, now time.Time) (Classroom50Result, error) {
+func Classroom50(r *report.Report, getenv func(string) string, now time.Time) (Classroom50Result, error) {
 	res := Classroom50Result{
 		Schema:         Classroom50Schema,
 		Classroom:      getenv("CLASSROOM"),
@@ -158,7 +159,7 @@ func Classroom50(r *Report, getenv func(string) string, now time.Time) (Classroo
 // classroom50Output is what a student may see of an exercise: the reason it
 // failed, every public test with its status and failure, and only a count
 // of the hidden tests.
-func classroom50Output(ex ExerciseReport) string {
+func classroom50Output(ex report.ExerciseReport) string {
 	var b strings.Builder
 	if ex.Reason != "" && !isCountReason(ex.Reason) {
 		fmt.Fprintf(&b, "%s\n\n", ex.Reason)
@@ -176,16 +177,16 @@ func classroom50Output(ex ExerciseReport) string {
 
 // testLine is a test's line in a platform's output: its name and status,
 // and an excerpt of its output when it did not pass.
-func testLine(t TestReport) string {
+func testLine(t report.TestReport) string {
 	line := fmt.Sprintf("%s: %s\n", t.Name, t.Status)
-	if t.Status != StatusPass && t.Output != "" {
+	if t.Status != report.StatusPass && t.Output != "" {
 		line += indent(failureExcerpt(t.Output), "    ")
 	}
 	return line
 }
 
 // classroom50PerTest makes the entries of an exercise scored per test.
-func classroom50PerTest(ex ExerciseReport) []Classroom50Test {
+func classroom50PerTest(ex report.ExerciseReport) []Classroom50Test {
 	worths := make([]float64, len(ex.Tests))
 	for i, t := range ex.Tests {
 		if t.MaxPoints != nil {
@@ -209,7 +210,7 @@ func classroom50PerTest(ex ExerciseReport) []Classroom50Test {
 			}
 			continue
 		}
-		e := Classroom50Test{Name: ex.ID + " " + t.Name, Passed: t.Status == StatusPass, MaxScore: whole[i], Output: testLine(t)}
+		e := Classroom50Test{Name: ex.ID + " " + t.Name, Passed: t.Status == report.StatusPass, MaxScore: whole[i], Output: testLine(t)}
 		if earned {
 			e.Score = whole[i]
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
 )
 
 // runnerEnv is the environment Classroom 50's runner gives an autograder.py.
@@ -53,14 +54,14 @@ func validClassroom50(t *testing.T, res Classroom50Result) string {
 }
 
 func TestClassroom50OneEntryPerAllOrNothingExercise(t *testing.T) {
-	r := &Report{Submission: "alice", Build: Build{OK: true}, Score: 15, MaxScore: 35, Exercises: []ExerciseReport{
+	r := &report.Report{Submission: "alice", Build: report.Build{OK: true}, Score: 15, MaxScore: 35, Exercises: []report.ExerciseReport{
 		{ID: "10.1", Name: "PathTo", Passed: true, Points: 15, MaxPoints: 15, Scoring: lab.ScoreAll,
-			Tests: []TestReport{{Name: "TestLab10_1_A", Status: StatusPass}}},
+			Tests: []report.TestReport{{Name: "TestLab10_1_A", Status: report.StatusPass}}},
 		{ID: "10.2", Name: "Store", Points: 0, MaxPoints: 20, Scoring: lab.ScoreAll, Reason: "hidden tests: a test failed",
 			HiddenReason: "TestLab10_2_SecretTwin: secretValue",
-			Tests: []TestReport{
-				{Name: "TestLab10_2_Public", Status: StatusFail, Output: "=== RUN TestLab10_2_Public\n    want 3, got 4\n--- FAIL"},
-				{Name: "TestLab10_2_SecretTwin", Status: StatusFail, Hidden: true, Output: "secretValue"},
+			Tests: []report.TestReport{
+				{Name: "TestLab10_2_Public", Status: report.StatusFail, Output: "=== RUN TestLab10_2_Public\n    want 3, got 4\n--- FAIL"},
+				{Name: "TestLab10_2_SecretTwin", Status: report.StatusFail, Hidden: true, Output: "secretValue"},
 			}},
 	}}
 	res, err := Classroom50(r, runnerEnv(nil), gradedAt)
@@ -96,14 +97,14 @@ func TestClassroom50OneEntryPerAllOrNothingExercise(t *testing.T) {
 
 func TestClassroom50PerTestExerciseInWholePoints(t *testing.T) {
 	third := 10.0 / 3
-	pts := func(x float64) *float64 { x = round2(x); return &x }
+	pts := func(x float64) *float64 { x = report.Round2(x); return &x }
 	zero := 0.0
-	r := &Report{Build: Build{OK: true}, MaxScore: 10, Exercises: []ExerciseReport{
-		{ID: "10.3", Name: "Queue", MaxPoints: 10, Points: round2(2 * third), Scoring: lab.ScorePerTest, Reason: "1 of 3 tests failed",
-			Tests: []TestReport{
-				{Name: "TestLab10_3_One", Status: StatusPass, Points: pts(third), MaxPoints: pts(third)},
-				{Name: "TestLab10_3_Two", Status: StatusFail, Points: &zero, MaxPoints: pts(third)},
-				{Name: "TestLab10_3_Hidden", Status: StatusPass, Hidden: true, Points: pts(third), MaxPoints: pts(third)},
+	r := &report.Report{Build: report.Build{OK: true}, MaxScore: 10, Exercises: []report.ExerciseReport{
+		{ID: "10.3", Name: "Queue", MaxPoints: 10, Points: report.Round2(2 * third), Scoring: lab.ScorePerTest, Reason: "1 of 3 tests failed",
+			Tests: []report.TestReport{
+				{Name: "TestLab10_3_One", Status: report.StatusPass, Points: pts(third), MaxPoints: pts(third)},
+				{Name: "TestLab10_3_Two", Status: report.StatusFail, Points: &zero, MaxPoints: pts(third)},
+				{Name: "TestLab10_3_Hidden", Status: report.StatusPass, Hidden: true, Points: pts(third), MaxPoints: pts(third)},
 			}},
 	}}
 	res, err := Classroom50(r, runnerEnv(map[string]string{"ASSIGNMENT_TYPE": "group", "OWNER": "x", "USERNAME": ""}), gradedAt)
@@ -125,9 +126,9 @@ func TestClassroom50PerTestExerciseInWholePoints(t *testing.T) {
 }
 
 func TestClassroom50OfARejectedFileSaysWhy(t *testing.T) {
-	r := &Report{Build: Build{OK: false, Rejected: true, Output: `session.go:5:2: import "os" is not allowed`}, MaxScore: 15,
-		Exercises: []ExerciseReport{{ID: "10.1", Name: "PathTo", MaxPoints: 15, Scoring: lab.ScoreAll, Reason: "rejected before building",
-			Tests: []TestReport{{Name: "TestLab10_1_A", Status: StatusNotRun}}}}}
+	r := &report.Report{Build: report.Build{OK: false, Rejected: true, Output: `session.go:5:2: import "os" is not allowed`}, MaxScore: 15,
+		Exercises: []report.ExerciseReport{{ID: "10.1", Name: "PathTo", MaxPoints: 15, Scoring: lab.ScoreAll, Reason: "rejected before building",
+			Tests: []report.TestReport{{Name: "TestLab10_1_A", Status: report.StatusNotRun}}}}}
 	res, err := Classroom50(r, runnerEnv(nil), gradedAt)
 	require.NoError(t, err)
 	validClassroom50(t, res)
@@ -137,8 +138,8 @@ func TestClassroom50OfARejectedFileSaysWhy(t *testing.T) {
 }
 
 func TestClassroom50TakesTheLatePenalty(t *testing.T) {
-	r := &Report{Build: Build{OK: true}, Score: 12.5, MaxScore: 15, Late: &Late{Late: 3600, Penalty: 1.0 / 6, RawScore: 15},
-		Exercises: []ExerciseReport{{ID: "10.1", Name: "PathTo", Passed: true, Points: 15, MaxPoints: 15, Scoring: lab.ScoreAll}}}
+	r := &report.Report{Build: report.Build{OK: true}, Score: 12.5, MaxScore: 15, Late: &report.Late{Late: 3600, Penalty: 1.0 / 6, RawScore: 15},
+		Exercises: []report.ExerciseReport{{ID: "10.1", Name: "PathTo", Passed: true, Points: 15, MaxPoints: 15, Scoring: lab.ScoreAll}}}
 	res, err := Classroom50(r, runnerEnv(nil), gradedAt)
 	require.NoError(t, err)
 	validClassroom50(t, res)
@@ -147,7 +148,7 @@ func TestClassroom50TakesTheLatePenalty(t *testing.T) {
 }
 
 func TestClassroom50NeedsTheRunnersEnvironment(t *testing.T) {
-	r := &Report{Build: Build{OK: true}}
+	r := &report.Report{Build: report.Build{OK: true}}
 	_, err := Classroom50(r, func(string) string { return "" }, gradedAt)
 	assert.EqualError(t, err, "classroom50: CLASSROOM, ASSIGNMENT, SUBMISSION_TAG, COMMIT_URL, RELEASE_URL, USERNAME or OWNER not set: Classroom 50's runner sets them for an autograder.py")
 	_, err = Classroom50(r, runnerEnv(map[string]string{"SUBMISSION_TAG": "main"}), gradedAt)

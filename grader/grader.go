@@ -27,6 +27,8 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/sandbox"
 	"github.com/coursekit/course/grader/testjson"
 )
 
@@ -40,6 +42,14 @@ const (
 	// budgetTimeouts is how many timeouts one submission's runs may take
 	// together when Options.Budget is not set.
 	budgetTimeouts = 4
+)
+
+// Errors of New that mean nothing can be graded on this machine: it is not
+// ready (no C compiler, the lab's modules missing, a temporary directory a
+// run cannot reach), or its sandbox is weaker than Options.Sandbox asks.
+var (
+	ErrSetup   = sandbox.ErrSetup
+	ErrSandbox = sandbox.ErrTooWeak
 )
 
 // ErrNoToolchain means the go command was not found: nothing can be graded.
@@ -86,7 +96,7 @@ type Options struct {
 	// testing the run-time defences; never for real submissions.
 	SkipPolicy bool
 	// Sandbox is how strongly runs are confined; SandboxStrict if empty.
-	Sandbox SandboxMode
+	Sandbox sandbox.Mode
 	// NoRace builds without the race detector. Every grading build has it
 	// (a data race is the one road to memory left without unsafe or
 	// reflect); this is only for the course's own code on a machine with
@@ -125,7 +135,7 @@ type Grader struct {
 	checker   *Checker                  // the static wall
 	cache     *buildCache               // what builds share, which no build writes
 	setupID   string                    // the set-up's key: the toolchain, the machine's settings, the lab
-	sandbox   *sandbox                  // confines student code and bounds the toolchain
+	sandbox   *sandbox.Sandbox          // confines student code and bounds the toolchain
 }
 
 type expectedTest struct {
@@ -136,7 +146,7 @@ type expectedTest struct {
 // New checks opts and prepares a Grader. Its errors mean nothing can be
 // graded: a missing toolchain, an unknown exercise, an unreadable TestsDir,
 // a machine whose sandbox is weaker than opts.Sandbox asks (ErrSandbox),
-// a machine that cannot build the lab (ErrSetup).
+// a machine that cannot build the lab (sandbox.ErrSetup).
 func New(opts Options) (*Grader, error) {
 	if opts.Lab == nil {
 		return nil, errors.New("grader: no lab given")
@@ -154,16 +164,16 @@ func New(opts Options) (*Grader, error) {
 		opts.BuildTimeout = DefaultBuildTimeout
 	}
 	if opts.OutputCap <= 0 {
-		opts.OutputCap = DefaultOutputCap
+		opts.OutputCap = sandbox.DefaultOutputCap
 	}
 	if opts.Memory <= 0 {
-		opts.Memory = DefaultMemoryLimit
+		opts.Memory = sandbox.DefaultMemoryLimit
 	}
 	if opts.Processes <= 0 {
-		opts.Processes = DefaultProcessLimit
+		opts.Processes = sandbox.DefaultProcessLimit
 	}
 	if opts.Sandbox == "" {
-		opts.Sandbox = SandboxStrict
+		opts.Sandbox = sandbox.Strict
 	}
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.NumCPU()
@@ -206,10 +216,10 @@ func New(opts Options) (*Grader, error) {
 	for name := range g.extra {
 		g.secret = append(g.secret, name)
 	}
-	if g.sandbox, err = newSandbox(opts.Sandbox, opts.Memory, opts.Processes, opts.noBubblewrap); err != nil {
+	if g.sandbox, err = sandbox.New(sandbox.Config{Mode: opts.Sandbox, Memory: opts.Memory, Processes: opts.Processes, NoBubblewrap: opts.noBubblewrap}); err != nil {
 		return nil, err
 	}
-	if err := g.checkReachable(); err != nil {
+	if err := g.sandbox.CheckReachable(opts.TempDir); err != nil {
 		return nil, err
 	}
 	given, err := opts.Lab.GivenFiles()
@@ -242,7 +252,7 @@ func New(opts Options) (*Grader, error) {
 }
 
 // Isolation says how this grader confines runs of student code.
-func (g *Grader) Isolation() Isolation { return g.sandbox.isolation() }
+func (g *Grader) Isolation() report.Isolation { return g.sandbox.Isolation() }
 
 // Race reports whether submissions are built with the race detector.
 func (g *Grader) Race() bool { return g.race }
@@ -346,14 +356,14 @@ func findTest2JSON(goBin string) (string, error) {
 // trouble (no temporary directory, a run that could not be confined), which
 // makes the grade unknown, and for ctx ending before the grade is known
 // (then it is ctx.Err()).
-func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
+func (g *Grader) Grade(ctx context.Context, sub *Submission) (*report.Report, error) {
 	started := time.Now()
 	l := g.opts.Lab
-	rep := &Report{
+	rep := &report.Report{
 		Submission: sub.Name,
 		Path:       sub.Path,
 		Lab:        l.Chapter,
-		Isolation:  g.sandbox.isolation(),
+		Isolation:  g.sandbox.Isolation(),
 		Race:       g.race,
 	}
 	editable := l.Editable[0]
@@ -368,7 +378,7 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 			if !errors.As(err, &pe) {
 				return nil, fmt.Errorf("grader: %w", err)
 			}
-			rep.Build = Build{OK: false, Output: err.Error(), Rejected: true}
+			rep.Build = report.Build{OK: false, Output: err.Error(), Rejected: true}
 			reason := "rejected before building"
 			if len(pe.Violations) > 0 {
 				reason += ": " + pe.Violations[0].In(pe.File)
@@ -432,10 +442,10 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*Report, error) {
 	return g.finish(rep, started), nil
 }
 
-func (g *Grader) finish(rep *Report, started time.Time) *Report {
+func (g *Grader) finish(rep *report.Report, started time.Time) *report.Report {
 	for i := range rep.Exercises {
 		if ex, err := g.opts.Lab.Exercise(rep.Exercises[i].ID); err == nil {
-			score(ex, &rep.Exercises[i])
+			report.Score(ex, &rep.Exercises[i])
 		}
 	}
 	for _, ex := range rep.Exercises {
@@ -447,11 +457,11 @@ func (g *Grader) finish(rep *Report, started time.Time) *Report {
 }
 
 // failAll fails every exercise for one reason, listing its tests as not run.
-func (g *Grader) failAll(rep *Report, reason string) {
+func (g *Grader) failAll(rep *report.Report, reason string) {
 	for _, ex := range g.exercises {
-		er := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points, Reason: reason}
+		er := report.ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points, Reason: reason}
 		for _, t := range g.expected[ex.ID] {
-			er.Tests = append(er.Tests, TestReport{Name: t.name, Status: StatusNotRun, Hidden: t.hidden})
+			er.Tests = append(er.Tests, report.TestReport{Name: t.name, Status: report.StatusNotRun, Hidden: t.hidden})
 		}
 		rep.Exercises = append(rep.Exercises, er)
 	}
@@ -500,54 +510,54 @@ func (g *Grader) buildArgs(bin string) []string {
 	return append(args, ".")
 }
 
-func (g *Grader) build(ctx context.Context, work, srcDir, bin string) Build {
+func (g *Grader) build(ctx context.Context, work, srcDir, bin string) report.Build {
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
-		return Build{Output: err.Error()}
+		return report.Build{Output: err.Error()}
 	}
 	var kept string
 	if g.opts.OwnCode {
 		var err error
 		if kept, err = g.ownBinary(srcDir); err != nil {
-			return Build{Output: "keeping the course's own test binaries: " + err.Error()}
+			return report.Build{Output: "keeping the course's own test binaries: " + err.Error()}
 		}
 		if copyBinary(kept, bin, false) == nil {
 			now := time.Now()
 			_ = os.Chtimes(kept, now, now)
-			return Build{OK: true}
+			return report.Build{OK: true}
 		}
 	}
 	// The go command's own cache and temporary files stay in the build's
 	// work directory, which goes with the grade; the shared cache is read.
 	goWork := filepath.Join(work, "go")
 	if err := g.cache.prepare(goWork); err != nil {
-		return Build{Output: err.Error()}
+		return report.Build{Output: err.Error()}
 	}
 	defer os.RemoveAll(goWork)
-	res := runJob(ctx, job{
+	res := g.sandbox.Run(ctx, sandbox.Job{
 		Path:    g.goBin,
 		Args:    g.buildArgs(bin),
 		Dir:     srcDir,
 		Env:     g.buildEnv(goWork),
 		Timeout: g.opts.BuildTimeout,
 		Cap:     64 << 10,
-	}, g.sandbox)
+	})
 	text := g.publicBuildOutput(strings.ReplaceAll(string(res.Output), srcDir+string(filepath.Separator), ""))
 	switch {
 	case res.StartErr != nil:
-		return Build{Output: "could not start the go command: " + res.StartErr.Error()}
+		return report.Build{Output: "could not start the go command: " + res.StartErr.Error()}
 	case res.TimedOut:
-		return Build{Output: fmt.Sprintf("the build did not finish in %s\n%s", g.opts.BuildTimeout, text)}
+		return report.Build{Output: fmt.Sprintf("the build did not finish in %s\n%s", g.opts.BuildTimeout, text)}
 	case res.MemoryExceeded:
-		return Build{Output: fmt.Sprintf("the compiler ran out of memory (%s) building this file\n%s", humanize.IBytes(uint64(max(buildMemoryLimit, g.opts.Memory))), text)}
+		return report.Build{Output: fmt.Sprintf("the compiler ran out of memory (%s) building this file\n%s", humanize.IBytes(uint64(max(sandbox.BuildMemoryLimit, g.opts.Memory))), text)}
 	case res.ExitCode != 0:
-		return Build{Output: text}
+		return report.Build{Output: text}
 	}
 	if kept != "" {
 		if err := copyBinary(bin, kept, true); err != nil {
-			return Build{Output: "keeping the course's own test binaries: " + err.Error()}
+			return report.Build{Output: "keeping the course's own test binaries: " + err.Error()}
 		}
 	}
-	return Build{OK: true, Output: text, Seconds: res.Duration.Seconds()}
+	return report.Build{OK: true, Output: text, Seconds: res.Duration.Seconds()}
 }
 
 // publicBuildOutput drops the compiler's lines about hidden test files and
@@ -619,7 +629,7 @@ func (st *runState) setAbort(reason string) {
 // whose public tests passed (the others have failed already). Up to
 // Parallel runs go at once, each in its own sandbox; all share one time
 // budget.
-func (g *Grader) runAll(ctx context.Context, work, bin string) ([]ExerciseReport, error) {
+func (g *Grader) runAll(ctx context.Context, work, bin string) ([]report.ExerciseReport, error) {
 	st := &runState{deadline: time.Now().Add(g.opts.Budget)}
 	n := len(g.exercises)
 	public, hidden := make([][]expectedTest, n), make([][]expectedTest, n)
@@ -632,7 +642,7 @@ func (g *Grader) runAll(ctx context.Context, work, bin string) ([]ExerciseReport
 			}
 		}
 	}
-	pubParts, hidParts := make([]*ExerciseReport, n), make([]*ExerciseReport, n)
+	pubParts, hidParts := make([]*report.ExerciseReport, n), make([]*report.ExerciseReport, n)
 	var pubTodo, hidTodo []int
 	for i, ex := range g.exercises {
 		switch {
@@ -640,7 +650,7 @@ func (g *Grader) runAll(ctx context.Context, work, bin string) ([]ExerciseReport
 			part := g.notRun(ex, nil, "the course has no tests for this exercise")
 			pubParts[i] = &part
 		case len(public[i]) == 0:
-			pubParts[i] = &ExerciseReport{Passed: true} // only hidden tests: judged by them
+			pubParts[i] = &report.ExerciseReport{Passed: true} // only hidden tests: judged by them
 		default:
 			pubTodo = append(pubTodo, i)
 		}
@@ -699,9 +709,9 @@ func (g *Grader) runAll(ctx context.Context, work, bin string) ([]ExerciseReport
 		return nil, err
 	}
 
-	out := make([]ExerciseReport, n)
+	out := make([]report.ExerciseReport, n)
 	for i, ex := range g.exercises {
-		parts := []ExerciseReport{*pubParts[i]}
+		parts := []report.ExerciseReport{*pubParts[i]}
 		if hidParts[i] != nil {
 			parts = append(parts, *hidParts[i])
 		}
@@ -714,8 +724,8 @@ func (g *Grader) runAll(ctx context.Context, work, bin string) ([]ExerciseReport
 // returns the verdicts it can give: a pass for each exercise whose tests
 // all passed in a clean run, or a failure for all when the package's
 // initialisation hangs. The others are left to run alone.
-func (g *Grader) sharedRun(ctx context.Context, st *runState, work, bin, group string, idx []int, testsOf [][]expectedTest) (map[int]*ExerciseReport, error) {
-	out := map[int]*ExerciseReport{}
+func (g *Grader) sharedRun(ctx context.Context, st *runState, work, bin, group string, idx []int, testsOf [][]expectedTest) (map[int]*report.ExerciseReport, error) {
+	out := map[int]*report.ExerciseReport{}
 	if len(idx) < 2 {
 		return out, nil // one exercise runs alone anyway
 	}
@@ -729,7 +739,7 @@ func (g *Grader) sharedRun(ctx context.Context, st *runState, work, bin, group s
 	}
 	for _, i := range idx {
 		ex := g.exercises[i]
-		part := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points}
+		part := report.ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points}
 		switch {
 		case r.initFailed() != "":
 			part = g.notRun(ex, testsOf[i], st.aborted())
@@ -744,7 +754,7 @@ func (g *Grader) sharedRun(ctx context.Context, st *runState, work, bin, group s
 
 // aloneRuns runs the group's tests of each exercise of idx in a process of
 // its own, Parallel at a time, and puts each verdict in parts.
-func (g *Grader) aloneRuns(ctx context.Context, st *runState, work, bin, group string, idx []int, testsOf [][]expectedTest, parts []*ExerciseReport) error {
+func (g *Grader) aloneRuns(ctx context.Context, st *runState, work, bin, group string, idx []int, testsOf [][]expectedTest, parts []*report.ExerciseReport) error {
 	errs := make([]error, len(idx))
 	sem := make(chan struct{}, g.opts.Parallel)
 	var wg sync.WaitGroup
@@ -755,7 +765,7 @@ func (g *Grader) aloneRuns(ctx context.Context, st *runState, work, bin, group s
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			part := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points}
+			part := report.ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points}
 			if reason := st.aborted(); reason != "" {
 				part = g.notRun(ex, testsOf[i], reason)
 			} else if r, err := g.runTests(ctx, st, work, bin, strings.ReplaceAll(ex.ID, ".", "_")+"-"+group, testsOf[i]); err != nil {
@@ -779,17 +789,17 @@ func (g *Grader) aloneRuns(ctx context.Context, st *runState, work, bin, group s
 }
 
 // notRun is a group that was not run; with a reason, it fails.
-func (g *Grader) notRun(ex lab.Exercise, tests []expectedTest, reason string) ExerciseReport {
-	er := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points, Reason: reason, Passed: reason == ""}
+func (g *Grader) notRun(ex lab.Exercise, tests []expectedTest, reason string) report.ExerciseReport {
+	er := report.ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points, Reason: reason, Passed: reason == ""}
 	for _, t := range tests {
-		er.Tests = append(er.Tests, TestReport{Name: t.name, Status: StatusNotRun, Hidden: t.hidden})
+		er.Tests = append(er.Tests, report.TestReport{Name: t.name, Status: report.StatusNotRun, Hidden: t.hidden})
 	}
 	return er
 }
 
 // combine makes one exercise's report of its public and hidden parts.
-func combine(ex lab.Exercise, parts []ExerciseReport) ExerciseReport {
-	er := ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points, Passed: true}
+func combine(ex lab.Exercise, parts []report.ExerciseReport) report.ExerciseReport {
+	er := report.ExerciseReport{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.Points, Passed: true}
 	var reasons []string
 	allCounts := true
 	for i, part := range parts {
@@ -826,9 +836,9 @@ func combine(ex lab.Exercise, parts []ExerciseReport) ExerciseReport {
 // countReason is the reason of an exercise whose tests ran and some
 // failed: "12 of 18 tests failed, 6 not run" (hidden tests are not run once
 // a public one fails).
-func countReason(tests []TestReport) string {
-	notRun := countStatus(tests, StatusNotRun)
-	failed := len(tests) - countStatus(tests, StatusPass) - notRun
+func countReason(tests []report.TestReport) string {
+	notRun := report.CountStatus(tests, report.StatusNotRun)
+	failed := len(tests) - report.CountStatus(tests, report.StatusPass) - notRun
 	s := fmt.Sprintf("%d of %d tests failed", failed, len(tests))
 	if notRun > 0 {
 		s += fmt.Sprintf(", %d not run", notRun)
@@ -851,7 +861,7 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 	if remaining < time.Second {
 		reason := fmt.Sprintf("not run: the submission's runs used up their time budget of %s", g.opts.Budget)
 		st.setAbort(reason)
-		r.timeout, r.out, r.notStarted = max(remaining, 0), outcome{TimedOut: true, ExitCode: -1}, reason
+		r.timeout, r.out, r.notStarted = max(remaining, 0), sandbox.Outcome{TimedOut: true, ExitCode: -1}, reason
 		return r, nil
 	}
 	r.timeout = min(g.opts.Timeout, remaining)
@@ -877,7 +887,7 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 	if f := g.opts.observeRun; f != nil {
 		defer func() { f(label, started, time.Now()) }()
 	}
-	r.out = runJob(ctx, job{
+	r.out = g.sandbox.Run(ctx, sandbox.Job{
 		Path: bin,
 		Args: []string{
 			"-test.run=^" + harnessTest + "$",
@@ -892,7 +902,7 @@ func (g *Grader) runTests(ctx context.Context, st *runState, work, bin, label st
 		Extra:      []*os.File{report, input},
 		Untrusted:  true,
 		PrivateDir: filepath.Join(work, "run-"+label),
-	}, g.sandbox)
+	})
 	if r.out.StartErr != nil {
 		return nil, fmt.Errorf("grader: run %s: %w", label, r.out.StartErr)
 	}
@@ -959,7 +969,7 @@ func readReport(f *os.File, limit int64) []byte {
 const runGrace = 5 * time.Second
 
 func (g *Grader) limits() limits {
-	iso := g.sandbox.isolation()
+	iso := g.sandbox.Isolation()
 	return limits{memory: iso.MemoryLimit, processes: iso.ProcessLimit}
 }
 

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/sandbox"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,11 +38,11 @@ type fixture struct {
 	pass       []string      // the exercises that must pass; every other must fail
 	rejected   bool          // refused by the static check
 	buildFails bool
-	bonus      bool                            // grade the bonus exercises too
-	reason     string                          // every failing exercise's reason contains this
-	anyReason  string                          // some failing exercise's reason contains this
-	check      func(t *testing.T, rep *Report) // more to check of the report
-	after      func(t *testing.T)              // more to check of the machine once graded
+	bonus      bool                                   // grade the bonus exercises too
+	reason     string                                 // every failing exercise's reason contains this
+	anyReason  string                                 // some failing exercise's reason contains this
+	check      func(t *testing.T, rep *report.Report) // more to check of the report
+	after      func(t *testing.T)                     // more to check of the machine once graded
 }
 
 var allExercises = []string{"10.1", "10.2", "10.3", "10.4", "10.5", "10.6"}
@@ -65,7 +67,7 @@ func fixtures(t *testing.T) []fixture {
 	sol, stub := solutionSource(t), stubSource(t)
 	fs := []fixture{
 		{name: "stub", src: stub, reason: "tests failed"},
-		{name: "solution", src: sol, pass: allExercises, check: func(t *testing.T, rep *Report) {
+		{name: "solution", src: sol, pass: allExercises, check: func(t *testing.T, rep *report.Report) {
 			assert.True(t, rep.Race, "lab 10 marks 10.3 and 10.5 race: the submission is built with the race detector")
 		}},
 		{name: "type-error", src: append(append([]byte{}, sol...), "\nvar broken int = \"text\"\n"...), rejected: true, reason: "does not type-check"},
@@ -88,7 +90,7 @@ func fixtures(t *testing.T) []fixture {
 	// tests, hidden ones and the grader's TestMain included, are in the
 	// external package session_test (issue 10).
 	fs = append(fs, fixture{name: "declares-every-test-name", src: declaringTestNames(t, sol), bonus: true,
-		pass: append(slices.Clone(allExercises), "10.7"), check: func(t *testing.T, rep *Report) {
+		pass: append(slices.Clone(allExercises), "10.7"), check: func(t *testing.T, rep *report.Report) {
 			assert.Equal(t, 110, rep.MaxScore)
 			assert.Equal(t, 110.0, rep.Score, "the reference solution with every test's names declared again: full marks")
 		}})
@@ -163,7 +165,7 @@ func gradeFixture(t *testing.T, l *lab.Lab, fx fixture) {
 	assert.Less(t, elapsed, DefaultBuildTimeout+budget+runGrace+15*time.Second, "grading %s took %s", fx.name, elapsed)
 	assert.Equal(t, before, hashTree(t, dir), "grading %s changed the submission", fx.name)
 	if rep.Build.OK {
-		assert.Equal(t, LevelFull, rep.Isolation.Level, "isolation of %s: %s", fx.name, rep.Isolation.Name)
+		assert.Equal(t, report.LevelFull, rep.Isolation.Level, "isolation of %s: %s", fx.name, rep.Isolation.Name)
 		for _, m := range []string{"mount", "pid", "net", "user", "rlimits"} {
 			assert.True(t, rep.Isolation.Has(m), "isolation of %s lacks %s: %s", fx.name, m, rep.Isolation.Name)
 		}
@@ -219,7 +221,7 @@ func TestGradeFixtures(t *testing.T) {
 func newSandboxedGrader(t *testing.T, opts Options) *Grader {
 	t.Helper()
 	g, err := New(opts)
-	if errors.Is(err, ErrSandbox) {
+	if errors.Is(err, sandbox.ErrTooWeak) {
 		if os.Getenv("COURSE_REQUIRE_SANDBOX") != "" {
 			t.Fatalf("COURSE_REQUIRE_SANDBOX is set but this machine has no full sandbox: %v", err)
 		}
@@ -240,7 +242,7 @@ func reachableTempDir(t *testing.T) string {
 	return dir
 }
 
-func textReport(r *Report) string {
+func textReport(r *report.Report) string {
 	var b strings.Builder
 	_ = WriteText(&b, r, Style{})
 	return b.String()
@@ -284,11 +286,11 @@ func TestGradeCancelledIsAnErrorNotAVerdict(t *testing.T) {
 }
 
 func TestWriteTextKeepsColumnsNarrow(t *testing.T) {
-	rep := &Report{Submission: "s", Lab: "10", Path: "s", Build: Build{OK: true}, Exercises: []ExerciseReport{
+	rep := &report.Report{Submission: "s", Lab: "10", Path: "s", Build: report.Build{OK: true}, Exercises: []report.ExerciseReport{
 		{ID: "10.1", Name: "PathTo", MaxPoints: 15, Reason: "a reason much longer than any exercise's name",
-			Tests: []TestReport{{Name: "TestLab10_1_X", Status: StatusFail}}},
+			Tests: []report.TestReport{{Name: "TestLab10_1_X", Status: report.StatusFail}}},
 		{ID: "10.2", Name: "ParseSessionEntry", Passed: true, Points: 20, MaxPoints: 20,
-			Tests: []TestReport{{Name: "TestLab10_2_X", Status: StatusPass}}},
+			Tests: []report.TestReport{{Name: "TestLab10_2_X", Status: report.StatusPass}}},
 	}, Score: 20, MaxScore: 35}
 	lines := strings.Split(textReport(rep), "\n")
 	assert.Equal(t, []string{
@@ -307,9 +309,9 @@ func TestPrivateTestsDirMustExist(t *testing.T) {
 }
 
 func TestWriteTextAlignsColouredColumns(t *testing.T) {
-	rep := &Report{Submission: "s", Lab: "10", Path: "s", Build: Build{OK: true}, Exercises: []ExerciseReport{
-		{ID: "10.1", Name: "PathTö", Passed: true, Points: 15, MaxPoints: 15, Tests: []TestReport{{Name: "TestLab10_1_X", Status: StatusPass}}},
-		{ID: "10.2", Name: "Parse", MaxPoints: 20, Reason: "1 of 1 tests failed", Tests: []TestReport{{Name: "TestLab10_2_X", Status: StatusFail}}},
+	rep := &report.Report{Submission: "s", Lab: "10", Path: "s", Build: report.Build{OK: true}, Exercises: []report.ExerciseReport{
+		{ID: "10.1", Name: "PathTö", Passed: true, Points: 15, MaxPoints: 15, Tests: []report.TestReport{{Name: "TestLab10_1_X", Status: report.StatusPass}}},
+		{ID: "10.2", Name: "Parse", MaxPoints: 20, Reason: "1 of 1 tests failed", Tests: []report.TestReport{{Name: "TestLab10_2_X", Status: report.StatusFail}}},
 	}, MaxScore: 35}
 	var b strings.Builder
 	require.NoError(t, WriteText(&b, rep, Style{Color: true}))
@@ -333,7 +335,7 @@ func TestNewRefusesAMachineWithoutTheLabsModules(t *testing.T) {
 	t.Setenv("GOMODCACHE", t.TempDir())
 	t.Setenv("GOFLAGS", "-modcacherw")
 	_, err := New(Options{Lab: testLab(t), TempDir: reachableTempDir(t)})
-	require.ErrorIs(t, err, ErrSetup)
+	require.ErrorIs(t, err, sandbox.ErrSetup)
 	assert.Contains(t, err.Error(), "go mod download")
 }
 
@@ -344,7 +346,7 @@ func TestNewRefusesAnUnreachableTempDir(t *testing.T) {
 		t.Skip("only as root on Linux, where student code runs as nobody")
 	}
 	_, err := New(Options{Lab: testLab(t), TempDir: t.TempDir()}) // t.TempDir's parent is 0700
-	require.ErrorIs(t, err, ErrSetup)
+	require.ErrorIs(t, err, sandbox.ErrSetup)
 	assert.Contains(t, err.Error(), "cannot pass through")
 }
 
@@ -423,7 +425,7 @@ func TestLab10_1_MyCase(t *testing.T) {}
 
 func TestMyForgottenPrefix(t *testing.T) {}
 `), 0o644))
-	_, err := New(Options{Lab: testLab(t), TestsDir: dir, Sandbox: SandboxOff})
+	_, err := New(Options{Lab: testLab(t), TestsDir: dir, Sandbox: sandbox.Off})
 	require.Error(t, err, "New(--tests with TestMyForgottenPrefix) = nil error, want a refusal")
 	assert.Contains(t, err.Error(), "TestMyForgottenPrefix belongs to no exercise")
 	assert.Contains(t, err.Error(), "TestLab10_1_")
@@ -434,7 +436,7 @@ func TestMyForgottenPrefix(t *testing.T) {}
 func TestPrivateTestsMustBeInTheExternalTestPackage(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "extra_test.go"), []byte("package session\n\nimport \"testing\"\n\nfunc TestLab10_1_MyCase(t *testing.T) {}\n"), 0o644))
-	_, err := New(Options{Lab: testLab(t), TestsDir: dir, Sandbox: SandboxOff})
+	_, err := New(Options{Lab: testLab(t), TestsDir: dir, Sandbox: sandbox.Off})
 	require.Error(t, err, "New(--tests with a file in package session) = nil error, want a refusal")
 	assert.Contains(t, err.Error(), "extra_test.go is package session; a private test must be in package session_test")
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
 )
 
 // GradescopeResults is Gradescope's results.json: what an autograder
@@ -35,7 +36,7 @@ type GradescopeTest struct {
 // only counts the hidden ones. The hidden tests' own output goes into a
 // second, zero-point entry per exercise that students see only once the
 // instructor publishes the grades ("after_published").
-func Gradescope(r *Report) GradescopeResults {
+func Gradescope(r *report.Report) GradescopeResults {
 	res := GradescopeResults{
 		Score:         r.Score,
 		ExecutionTime: r.Seconds,
@@ -97,7 +98,7 @@ func Gradescope(r *Report) GradescopeResults {
 // zero-point visible entry with the exercise's summary, then one entry a
 // test, worth its points: visible for a public test, after_published for a
 // hidden one (its name and output are the hidden test's).
-func perTestEntries(ex ExerciseReport, summary string) []GradescopeTest {
+func perTestEntries(ex report.ExerciseReport, summary string) []GradescopeTest {
 	status := func(ok bool) string {
 		if ok {
 			return "passed"
@@ -106,7 +107,7 @@ func perTestEntries(ex ExerciseReport, summary string) []GradescopeTest {
 	}
 	entries := []GradescopeTest{{
 		Score: 0, MaxScore: 0, Status: status(ex.Passed),
-		Name: fmt.Sprintf("%s %s (%s of %d points)", ex.ID, ex.Name, FormatPoints(ex.Points), ex.MaxPoints), Number: ex.ID,
+		Name: fmt.Sprintf("%s %s (%s of %d points)", ex.ID, ex.Name, report.FormatPoints(ex.Points), ex.MaxPoints), Number: ex.ID,
 		Output: summary, OutputFormat: "text", Visibility: "visible",
 	}}
 	for k, t := range ex.Tests {
@@ -115,11 +116,11 @@ func perTestEntries(ex ExerciseReport, summary string) []GradescopeTest {
 			got, worth = *t.Points, *t.MaxPoints
 		}
 		e := GradescopeTest{
-			Score: got, MaxScore: worth, Status: status(t.Status == StatusPass),
+			Score: got, MaxScore: worth, Status: status(t.Status == report.StatusPass),
 			Name: ex.ID + " " + t.Name, Number: fmt.Sprintf("%s.%d", ex.ID, k+1),
 			Output: t.Name + ": " + t.Status + "\n", OutputFormat: "text", Visibility: "visible",
 		}
-		if t.Status != StatusPass && t.Output != "" {
+		if t.Status != report.StatusPass && t.Output != "" {
 			e.Output += indent(failureExcerpt(t.Output), "    ")
 		}
 		if t.Hidden {

@@ -9,20 +9,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
 )
 
 // hiddenFailureReport is a report in which exercise 10.3's hidden run
 // raced, in a hidden test whose name and whose detail students may see only
 // once grades are published.
-func hiddenFailureReport() *Report {
-	parts := []ExerciseReport{
-		{ID: "10.3", Name: "Queue", Passed: true, MaxPoints: 20, Tests: []TestReport{{Name: "TestLab10_3_PublicOne", Status: StatusPass}}},
+func hiddenFailureReport() *report.Report {
+	parts := []report.ExerciseReport{
+		{ID: "10.3", Name: "Queue", Passed: true, MaxPoints: 20, Tests: []report.TestReport{{Name: "TestLab10_3_PublicOne", Status: report.StatusPass}}},
 		{ID: "10.3", Name: "Queue", MaxPoints: 20,
 			Reason: "data race (the race detector found one): TestLab10_3_SecretTwin writes secretInputValue",
-			Tests:  []TestReport{{Name: "TestLab10_3_SecretTwin", Status: StatusFail, Hidden: true, Output: "secretInputValue\n"}}},
+			Tests:  []report.TestReport{{Name: "TestLab10_3_SecretTwin", Status: report.StatusFail, Hidden: true, Output: "secretInputValue\n"}}},
 	}
 	ex := combine(lab.Exercise{ID: "10.3", Name: "Queue", Points: 20}, parts)
-	return &Report{Submission: "alice", Build: Build{OK: true}, Exercises: []ExerciseReport{ex}, MaxScore: 20}
+	return &report.Report{Submission: "alice", Build: report.Build{OK: true}, Exercises: []report.ExerciseReport{ex}, MaxScore: 20}
 }
 
 // What a student sees at once (visible entries, the top-level output and

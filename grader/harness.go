@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+
+	"github.com/coursekit/course/grader/report"
 )
 
 // The grader's own test file, generated into every grading directory. It
@@ -169,7 +171,7 @@ func readHarnessReport(data []byte, nonce string) harnessReport {
 		}
 		what, name := fields[1], fields[2]
 		switch what {
-		case StatusPass, StatusFail, StatusSkip:
+		case report.StatusPass, report.StatusFail, report.StatusSkip:
 			if _, dup := r.results[name]; dup {
 				return harnessReport{results: map[string]string{}, bad: "the grader's report names " + name + " twice"}
 			}

@@ -7,6 +7,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/safetext"
 )
 
 // JUnit XML, as CI systems read it (Jenkins, GitLab, GitHub Actions test
@@ -74,15 +77,15 @@ const JUnitVerdictCase = "(exercise verdict)"
 // reported inconsistent results has a <failure> holding its output; a
 // skipped or never started one is <skipped/>. Text that XML cannot carry
 // (control characters from a test's output) becomes U+FFFD.
-func JUnit(r *Report) ([]byte, error) {
-	doc := junitTestsuites{Name: PrintableLine(r.Submission), Time: seconds(r.Seconds)}
+func JUnit(r *report.Report) ([]byte, error) {
+	doc := junitTestsuites{Name: safetext.Line(r.Submission), Time: seconds(r.Seconds)}
 	for _, ex := range r.Exercises {
 		suite := junitSuite{
 			Name: ex.ID + " " + ex.Name,
 			Time: seconds(ex.Seconds),
 			Properties: []junitProperty{
 				{"passed", fmt.Sprint(ex.Passed)},
-				{"points", FormatPoints(ex.Points)},
+				{"points", report.FormatPoints(ex.Points)},
 				{"max_points", fmt.Sprint(ex.MaxPoints)},
 			},
 			SystemOut: ex.Output,
@@ -98,20 +101,20 @@ func JUnit(r *Report) ([]byte, error) {
 // properties), whose test cases are every exercise's tests, classname
 // "10.1 PathTo", name the test's. A submission that could not be graded
 // (notGraded: submission name to reason) is a suite with one <error>.
-func JUnitClass(name string, reports []*Report, notGraded map[string]string) ([]byte, error) {
+func JUnitClass(name string, reports []*report.Report, notGraded map[string]string) ([]byte, error) {
 	doc := junitTestsuites{Name: name}
 	var total float64
 	for _, sub := range slices.Sorted(maps.Keys(notGraded)) {
 		// Names and reasons come from what students chose: escaped, so
 		// that a CI page shows them as they are (no bidi reordering).
-		shown := PrintableLine(sub)
+		shown := safetext.Line(sub)
 		doc.add(junitSuite{Name: shown, Time: seconds(0), Cases: []junitCase{{Classname: shown, Name: JUnitVerdictCase,
-			Error: &junitFailure{Message: "not graded: " + PrintableLine(notGraded[sub]), Type: "not graded"}}}, Errors: 1})
+			Error: &junitFailure{Message: "not graded: " + safetext.Line(notGraded[sub]), Type: "not graded"}}}, Errors: 1})
 	}
 	for _, r := range reports {
 		total += r.Seconds
-		suite := junitSuite{Name: PrintableLine(r.Submission), Time: seconds(r.Seconds), Properties: []junitProperty{
-			{"score", FormatPoints(r.Score)}, {"max_score", fmt.Sprint(r.MaxScore)}, {"path", PrintableLine(r.Path)},
+		suite := junitSuite{Name: safetext.Line(r.Submission), Time: seconds(r.Seconds), Properties: []junitProperty{
+			{"score", report.FormatPoints(r.Score)}, {"max_score", fmt.Sprint(r.MaxScore)}, {"path", safetext.Line(r.Path)},
 		}}
 		for _, ex := range r.Exercises {
 			suite.add(r, ex, ex.ID+" "+ex.Name, ex.ID+" ")
@@ -124,16 +127,16 @@ func JUnitClass(name string, reports []*Report, notGraded map[string]string) ([]
 
 // add puts ex's test cases into s, class their classname; a verdict case,
 // named prefix+JUnitVerdictCase, where ex failed without a failing test.
-func (s *junitSuite) add(r *Report, ex ExerciseReport, class, prefix string) {
+func (s *junitSuite) add(r *report.Report, ex report.ExerciseReport, class, prefix string) {
 	failures := 0
 	for _, t := range ex.Tests {
 		c := junitCase{Classname: class, Name: t.Name}
 		if t.Points != nil && t.MaxPoints != nil {
-			c.Properties = []junitProperty{{"points", FormatPoints(*t.Points)}, {"max_points", FormatPoints(*t.MaxPoints)}}
+			c.Properties = []junitProperty{{"points", report.FormatPoints(*t.Points)}, {"max_points", report.FormatPoints(*t.MaxPoints)}}
 		}
 		switch t.Status {
-		case StatusPass:
-		case StatusSkip, StatusNotRun:
+		case report.StatusPass:
+		case report.StatusSkip, report.StatusNotRun:
 			c.Skipped = &junitSkipped{Message: t.Status}
 			c.SystemOut = t.Output
 			s.Skipped++
@@ -181,7 +184,7 @@ func encodeJUnit(doc junitTestsuites) ([]byte, error) {
 // verdictCase is the failing case of a failed exercise without a failing
 // test. A file that was rejected or does not build is an <error>: no test
 // could run, which CI systems show apart from tests that failed.
-func verdictCase(r *Report, ex ExerciseReport, class string) junitCase {
+func verdictCase(r *report.Report, ex report.ExerciseReport, class string) junitCase {
 	f := &junitFailure{Message: ex.Reason, Type: "exercise", Text: ex.Output}
 	if f.Message == "" {
 		f.Message = "the exercise failed"
@@ -200,11 +203,11 @@ func verdictCase(r *Report, ex ExerciseReport, class string) junitCase {
 
 func failureMessage(status string) string {
 	switch status {
-	case StatusFail:
+	case report.StatusFail:
 		return "the test failed"
-	case StatusNoEnd:
+	case report.StatusNoEnd:
 		return "the test started but never finished (a hang, or a crash inside it)"
-	case StatusForged:
+	case report.StatusForged:
 		return "the test reported more than one result (something printed fake test events)"
 	}
 	return strings.TrimSpace("the test ended as: " + status)

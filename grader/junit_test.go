@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/report"
 )
 
 // The document as a CI system reads it, parsed independently of the types
@@ -56,7 +57,7 @@ type junitMessage struct {
 	Text    string `xml:",chardata"`
 }
 
-func parseJUnit(t *testing.T, r *grader.Report) parsedSuites {
+func parseJUnit(t *testing.T, r *report.Report) parsedSuites {
 	t.Helper()
 	data, err := grader.JUnit(r)
 	require.NoError(t, err)
@@ -67,22 +68,22 @@ func parseJUnit(t *testing.T, r *grader.Report) parsedSuites {
 }
 
 func TestJUnitCountsEveryKindOfResult(t *testing.T) {
-	r := &grader.Report{
-		Submission: "carol", Lab: "10", Build: grader.Build{OK: true}, Seconds: 2.25,
-		Exercises: []grader.ExerciseReport{
-			{ID: "10.1", Name: "PathTo", Passed: true, Points: 15, MaxPoints: 15, Seconds: 0.5, Tests: []grader.TestReport{
-				{Name: "TestLab10_1_A", Status: grader.StatusPass},
-				{Name: "TestLab10_1_HiddenB", Status: grader.StatusPass, Hidden: true},
+	r := &report.Report{
+		Submission: "carol", Lab: "10", Build: report.Build{OK: true}, Seconds: 2.25,
+		Exercises: []report.ExerciseReport{
+			{ID: "10.1", Name: "PathTo", Passed: true, Points: 15, MaxPoints: 15, Seconds: 0.5, Tests: []report.TestReport{
+				{Name: "TestLab10_1_A", Status: report.StatusPass},
+				{Name: "TestLab10_1_HiddenB", Status: report.StatusPass, Hidden: true},
 			}},
-			{ID: "10.2", Name: "ParseSessionEntry", MaxPoints: 20, Reason: "3 of 5 tests failed", Output: "printed outside tests\n", Tests: []grader.TestReport{
-				{Name: "TestLab10_2_Pass", Status: grader.StatusPass},
-				{Name: "TestLab10_2_Fail", Status: grader.StatusFail, Output: "want <a> & \"b\"\x00\x1b[31m\n"},
-				{Name: "TestLab10_2_Hang", Status: grader.StatusNoEnd, Output: "=== RUN TestLab10_2_Hang\n"},
-				{Name: "TestLab10_2_Forged", Status: grader.StatusForged},
-				{Name: "TestLab10_2_Skip", Status: grader.StatusSkip},
+			{ID: "10.2", Name: "ParseSessionEntry", MaxPoints: 20, Reason: "3 of 5 tests failed", Output: "printed outside tests\n", Tests: []report.TestReport{
+				{Name: "TestLab10_2_Pass", Status: report.StatusPass},
+				{Name: "TestLab10_2_Fail", Status: report.StatusFail, Output: "want <a> & \"b\"\x00\x1b[31m\n"},
+				{Name: "TestLab10_2_Hang", Status: report.StatusNoEnd, Output: "=== RUN TestLab10_2_Hang\n"},
+				{Name: "TestLab10_2_Forged", Status: report.StatusForged},
+				{Name: "TestLab10_2_Skip", Status: report.StatusSkip},
 			}},
-			{ID: "10.3", Name: "InMemorySessionStore", MaxPoints: 15, Reason: "no test ran", Tests: []grader.TestReport{
-				{Name: "TestLab10_3_A", Status: grader.StatusNotRun},
+			{ID: "10.3", Name: "InMemorySessionStore", MaxPoints: 15, Reason: "no test ran", Tests: []report.TestReport{
+				{Name: "TestLab10_3_A", Status: report.StatusNotRun},
 			}},
 		},
 	}
@@ -139,11 +140,11 @@ func TestJUnitCountsEveryKindOfResult(t *testing.T) {
 // has an <error>, which CI systems tell apart from a failed test.
 func TestJUnitBuildFailureIsAnErrorInEverySuite(t *testing.T) {
 	for _, rejected := range []bool{false, true} {
-		r := &grader.Report{
-			Submission: "eve", Build: grader.Build{Rejected: rejected, Output: "session.go:3:1: import \"os\" is not allowed\n"},
-			Exercises: []grader.ExerciseReport{
-				{ID: "10.1", Name: "PathTo", MaxPoints: 15, Reason: "the file was rejected", Tests: []grader.TestReport{{Name: "TestLab10_1_A", Status: grader.StatusNotRun}}},
-				{ID: "10.2", Name: "ParseSessionEntry", MaxPoints: 20, Reason: "the file was rejected", Tests: []grader.TestReport{{Name: "TestLab10_2_A", Status: grader.StatusNotRun}}},
+		r := &report.Report{
+			Submission: "eve", Build: report.Build{Rejected: rejected, Output: "session.go:3:1: import \"os\" is not allowed\n"},
+			Exercises: []report.ExerciseReport{
+				{ID: "10.1", Name: "PathTo", MaxPoints: 15, Reason: "the file was rejected", Tests: []report.TestReport{{Name: "TestLab10_1_A", Status: report.StatusNotRun}}},
+				{ID: "10.2", Name: "ParseSessionEntry", MaxPoints: 20, Reason: "the file was rejected", Tests: []report.TestReport{{Name: "TestLab10_2_A", Status: report.StatusNotRun}}},
 			},
 		}
 		doc := parseJUnit(t, r)
@@ -166,7 +167,7 @@ func TestJUnitBuildFailureIsAnErrorInEverySuite(t *testing.T) {
 }
 
 func TestJUnitOfNoExercises(t *testing.T) {
-	doc := parseJUnit(t, &grader.Report{Submission: "empty", Build: grader.Build{OK: true}})
+	doc := parseJUnit(t, &report.Report{Submission: "empty", Build: report.Build{OK: true}})
 	assert.Equal(t, 0, doc.Tests)
 	assert.Empty(t, doc.Suites)
 }
@@ -175,14 +176,14 @@ func TestJUnitOfNoExercises(t *testing.T) {
 // properties, the exercises as classnames; one that could not be graded is
 // a suite with an <error>.
 func TestJUnitClassHasASuitePerSubmission(t *testing.T) {
-	alice := &grader.Report{Submission: "alice", Path: "subs/alice", Build: grader.Build{OK: true}, Score: 15, MaxScore: 35, Seconds: 1.5,
-		Exercises: []grader.ExerciseReport{
-			{ID: "10.1", Name: "PathTo", Passed: true, Points: 15, MaxPoints: 15, Tests: []grader.TestReport{{Name: "TestLab10_1_A", Status: grader.StatusPass}}},
-			{ID: "10.2", Name: "Parse", MaxPoints: 20, Reason: "1 of 1 tests failed", Tests: []grader.TestReport{{Name: "TestLab10_2_A", Status: grader.StatusFail, Output: "want x"}}},
+	alice := &report.Report{Submission: "alice", Path: "subs/alice", Build: report.Build{OK: true}, Score: 15, MaxScore: 35, Seconds: 1.5,
+		Exercises: []report.ExerciseReport{
+			{ID: "10.1", Name: "PathTo", Passed: true, Points: 15, MaxPoints: 15, Tests: []report.TestReport{{Name: "TestLab10_1_A", Status: report.StatusPass}}},
+			{ID: "10.2", Name: "Parse", MaxPoints: 20, Reason: "1 of 1 tests failed", Tests: []report.TestReport{{Name: "TestLab10_2_A", Status: report.StatusFail, Output: "want x"}}},
 		}}
-	eve := &grader.Report{Submission: "eve", Build: grader.Build{Rejected: true, Output: `import "os" is not allowed`}, MaxScore: 35,
-		Exercises: []grader.ExerciseReport{{ID: "10.1", Name: "PathTo", MaxPoints: 15, Reason: "rejected", Tests: []grader.TestReport{{Name: "TestLab10_1_A", Status: grader.StatusNotRun}}}}}
-	data, err := grader.JUnitClass("lab 10", []*grader.Report{alice, eve}, map[string]string{"dave": "holds no session.go"})
+	eve := &report.Report{Submission: "eve", Build: report.Build{Rejected: true, Output: `import "os" is not allowed`}, MaxScore: 35,
+		Exercises: []report.ExerciseReport{{ID: "10.1", Name: "PathTo", MaxPoints: 15, Reason: "rejected", Tests: []report.TestReport{{Name: "TestLab10_1_A", Status: report.StatusNotRun}}}}}
+	data, err := grader.JUnitClass("lab 10", []*report.Report{alice, eve}, map[string]string{"dave": "holds no session.go"})
 	require.NoError(t, err)
 	var doc parsedSuites
 	require.NoError(t, xml.Unmarshal(data, &doc), string(data))
@@ -211,8 +212,8 @@ func TestJUnitClassHasASuitePerSubmission(t *testing.T) {
 // the name as it is stored.
 func TestJUnitEscapesNamesTheSubmissionChose(t *testing.T) {
 	name := "c1\u009b31mred\u2028ls\u202eog.exe"
-	r := &grader.Report{Submission: name, Path: "subs/" + name + ".go", Lab: "10", Exercises: []grader.ExerciseReport{{ID: "10.1", Name: "PathTo", Passed: true}}}
-	for _, doc := range [][]byte{must(grader.JUnit(r)), must(grader.JUnitClass("lab 10", []*grader.Report{r}, map[string]string{name + "2": "holds no session.go"}))} {
+	r := &report.Report{Submission: name, Path: "subs/" + name + ".go", Lab: "10", Exercises: []report.ExerciseReport{{ID: "10.1", Name: "PathTo", Passed: true}}}
+	for _, doc := range [][]byte{must(grader.JUnit(r)), must(grader.JUnitClass("lab 10", []*report.Report{r}, map[string]string{name + "2": "holds no session.go"}))} {
 		for _, raw := range []string{"\u009b", "\u2028", "\u202e"} {
 			assert.NotContains(t, string(doc), raw)
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/coursekit/course/grader/report"
 )
 
 // LatePolicy is how a late submission loses points: a share of its score
@@ -104,22 +106,10 @@ func ParseLatePolicy(s string) (LatePolicy, error) {
 // String returns the policy as it was written.
 func (p LatePolicy) String() string { return p.text }
 
-// Late is what a late policy did to a report's score.
-type Late struct {
-	Due       time.Time `json:"due"`
-	Submitted time.Time `json:"submitted"`
-	Policy    string    `json:"policy"`
-	// Late is how long after the due date the submission came, in whole
-	// seconds; 0 when it was on time (grace included).
-	Late     int64   `json:"late_seconds"`
-	Penalty  float64 `json:"penalty"`   // the share of the score taken: 0.2 for 20%
-	RawScore float64 `json:"raw_score"` // the score before the penalty
-}
-
 // Apply takes the penalty of a submission made at submitted, due at due,
 // from r's score, and records it in r.Late.
-func (p LatePolicy) Apply(r *Report, due, submitted time.Time) {
-	l := &Late{Due: due, Submitted: submitted, Policy: p.text, RawScore: r.Score}
+func (p LatePolicy) Apply(r *report.Report, due, submitted time.Time) {
+	l := &report.Late{Due: due, Submitted: submitted, Policy: p.text, RawScore: r.Score}
 	late := submitted.Sub(due)
 	if late > p.Grace {
 		l.Late = int64(late.Round(time.Second) / time.Second)
@@ -128,21 +118,11 @@ func (p LatePolicy) Apply(r *Report, due, submitted time.Time) {
 			l.Penalty = 1
 		case p.Per > 0:
 			units := math.Ceil(float64(late) / float64(p.Unit))
-			l.Penalty = math.Min(1, round2(p.Per*units*100)/100)
+			l.Penalty = math.Min(1, report.Round2(p.Per*units*100)/100)
 		}
 	}
 	r.Late = l
-	r.Score = round2(r.Score * (1 - l.Penalty))
-}
-
-// Describe says in one line what the policy did: "" when nothing.
-func (l *Late) Describe() string {
-	if l == nil || l.Late == 0 {
-		return ""
-	}
-	return fmt.Sprintf("late by %s: %s%% taken (%s, due %s), raw score %s",
-		(time.Duration(l.Late) * time.Second).String(), FormatPoints(l.Penalty*100), l.Policy,
-		l.Due.Format(time.RFC3339), FormatPoints(l.RawScore))
+	r.Score = report.Round2(r.Score * (1 - l.Penalty))
 }
 
 // GradescopeTimes reads the due date and the submission time from

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coursekit/course/grader/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -51,14 +52,14 @@ func TestLatePolicyApply(t *testing.T) {
 		{72*time.Hour + time.Second, 1, 0},    // past it
 	}
 	for _, c := range cases {
-		r := &Report{Score: 90, MaxScore: 100}
+		r := &report.Report{Score: 90, MaxScore: 100}
 		p.Apply(r, due, due.Add(c.late))
 		require.NotNil(t, r.Late)
 		assert.Equal(t, c.penalty, r.Late.Penalty, "Apply(90 points, %s late) penalty", c.late)
 		assert.Equal(t, c.score, r.Score, "Apply(90 points, %s late) score", c.late)
 		assert.Equal(t, 90.0, r.Late.RawScore)
 	}
-	r := &Report{Score: 90, MaxScore: 100}
+	r := &report.Report{Score: 90, MaxScore: 100}
 	p.Apply(r, due, due.Add(25*time.Hour))
 	assert.Contains(t, r.Late.Describe(), "late by 25h0m0s: 20% taken (10%/day, 0 after 3 days, grace 10m")
 	assert.Contains(t, r.Late.Describe(), "raw score 90")

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coursekit/course/grader/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -91,7 +92,7 @@ func TestNeighboursCannotReachEachOther(t *testing.T) {
 	waryG, waryWork := fixtureGrader(t, Options{Lab: l, Hidden: true, Timeout: 20 * time.Second, Memory: 512 << 20})
 	subs := map[string][]byte{"hostile": hostileNeighbour(t), "wary": wary(t)}
 	graders := map[string]*Grader{"hostile": hostileG, "wary": waryG}
-	reports := map[string]*Report{}
+	reports := map[string]*report.Report{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for name, src := range subs {

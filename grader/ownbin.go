@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coursekit/course/grader/internal/cachedir"
 )
 
 // ownBinAge is how long a kept test binary of the course's own code stays
@@ -29,7 +31,7 @@ var trimOwnBins sync.Once
 func (g *Grader) ownBinary(srcDir string) (string, error) {
 	dir := g.opts.ownBinDir
 	if dir == "" {
-		base, err := privateCacheDir()
+		base, err := cachedir.Dir()
 		if err != nil {
 			return "", err
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coursekit/course/grader/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +25,7 @@ func TestOwnCodeBinaryIsKeptAndStudentCodeIsNot(t *testing.T) {
 	t.Parallel()
 	l := testLab(t)
 	dir := t.TempDir()
-	grade := func(g *Grader, src []byte) *Report {
+	grade := func(g *Grader, src []byte) *report.Report {
 		t.Helper()
 		rep, err := g.Grade(context.Background(), &Submission{Name: "own", Path: "own", Files: map[string][]byte{"session.go": src}})
 		require.NoError(t, err)

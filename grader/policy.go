@@ -16,8 +16,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coursekit/course/grader/internal/capped"
+	"github.com/coursekit/course/grader/internal/helperprog"
+	"github.com/coursekit/course/grader/internal/procgroup"
 	"github.com/coursekit/course/grader/internal/staticcheck"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/sandbox"
 )
 
 // AllowedImports is the standard library a student file may import: pure
@@ -187,7 +191,7 @@ func exportData(goBin string, env []string, pkgs map[string]bool) (map[string]st
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("%w: go list -export of the standard library: %v: %s", ErrSetup, err, lastLine(stderr.String()))
+		return nil, fmt.Errorf("%w: go list -export of the standard library: %v: %s", sandbox.ErrSetup, err, helperprog.LastLine(stderr.String()))
 	}
 	exports := map[string]string{}
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -196,7 +200,7 @@ func exportData(goBin string, env []string, pkgs map[string]bool) (map[string]st
 		if err := dec.Decode(&p); err == io.EOF {
 			break
 		} else if err != nil {
-			return nil, fmt.Errorf("%w: go list -export: %v", ErrSetup, err)
+			return nil, fmt.Errorf("%w: go list -export: %v", sandbox.ErrSetup, err)
 		}
 		if p.Export != "" {
 			exports[p.ImportPath] = p.Export
@@ -204,7 +208,7 @@ func exportData(goBin string, env []string, pkgs map[string]bool) (map[string]st
 	}
 	for p := range pkgs {
 		if exports[p] == "" && p != "unsafe" {
-			return nil, fmt.Errorf("%w: go list -export gave no export data for %s", ErrSetup, p)
+			return nil, fmt.Errorf("%w: go list -export gave no export data for %s", sandbox.ErrSetup, p)
 		}
 	}
 	return exports, nil
@@ -213,7 +217,7 @@ func exportData(goBin string, env []string, pkgs map[string]bool) (map[string]st
 // buildCheckHelper builds the checker's helper program from the source
 // package staticcheck embeds (see helperProgram).
 func buildCheckHelper(goBin string, env []string) (string, error) {
-	return helperProgram(goBin, env, "checker", staticcheck.Source, staticcheck.ModulePath, staticcheck.Dir)
+	return helperprog.Build(goBin, env, "checker", staticcheck.Source, staticcheck.ModulePath, staticcheck.Dir)
 }
 
 // Check checks the student file src. It returns nil when the file may be
@@ -232,25 +236,24 @@ func (c *Checker) Check(src []byte) error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.helper)
-	setProcessGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	procgroup.Set(cmd)
+	cmd.Cancel = func() error { return procgroup.Kill(cmd) }
 	cmd.Env = []string{"GOMAXPROCS=1"}
 	cmd.Stdin = bytes.NewReader(req)
-	var stdout, stderr cappedBuffer
-	stdout.max, stderr.max = checkOutputCap, checkOutputCap
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := &capped.Buffer{Max: checkOutputCap}, &capped.Buffer{Max: checkOutputCap}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = time.Second
 	err = cmd.Run()
 	switch {
 	case ctx.Err() != nil:
 		return c.reject(0, fmt.Sprintf("the grader could not check this file within %s; a file it cannot fully check is not graded", c.timeout))
-	case err != nil && strings.Contains(stderr.buf.String(), "out of memory"):
+	case err != nil && strings.Contains(stderr.String(), "out of memory"):
 		return c.reject(0, "the grader ran out of memory checking this file; a file it cannot fully check is not graded")
 	case err != nil:
-		return c.reject(0, fmt.Sprintf("the grader's checker failed on this file (%v: %s); it cannot be graded as it is", err, lastLine(stderr.buf.String())))
+		return c.reject(0, fmt.Sprintf("the grader's checker failed on this file (%v: %s); it cannot be graded as it is", err, helperprog.LastLine(stderr.String())))
 	}
 	var res staticcheck.Result
-	if err := json.Unmarshal(stdout.buf.Bytes(), &res); err != nil {
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		return c.reject(0, "the grader's checker gave no verdict on this file ("+err.Error()+"); it cannot be graded as it is")
 	}
 	if res.Trouble != "" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/release/releasetest"
+	"github.com/coursekit/course/grader/report"
 )
 
 // tearTypes are two types whose method tells them apart, and an interface
@@ -196,7 +197,7 @@ func TestRaceAttacksDecideNothing(t *testing.T) {
 // given (all when none), and checks what every fixture promises: bounded
 // time, the submission unchanged, no process left, nothing written outside
 // the runs.
-func gradeRaceAttack(t *testing.T, l *lab.Lab, exercises []string, src []byte) *Report {
+func gradeRaceAttack(t *testing.T, l *lab.Lab, exercises []string, src []byte) *report.Report {
 	t.Helper()
 	g, work := raceGrader(t, l, exercises, false)
 	dir := filepath.Join(t.TempDir(), "sub")

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/safetext"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -16,8 +18,8 @@ func TestCSVRowGivesPointsAndIsSafeInASpreadsheet(t *testing.T) {
 	ids := []string{"10.1", "10.2", "10.3"}
 	assert.Equal(t, []string{"submission", "10.1", "10.2", "10.3", "score", "max_score", "raw_score", "late_penalty", "note"}, CSVHeader(ids))
 
-	r := &Report{Submission: "=HYPERLINK(\"http://x\")", Build: Build{OK: true}, Score: 22.5, MaxScore: 50,
-		Exercises: []ExerciseReport{
+	r := &report.Report{Submission: "=HYPERLINK(\"http://x\")", Build: report.Build{OK: true}, Score: 22.5, MaxScore: 50,
+		Exercises: []report.ExerciseReport{
 			{ID: "10.1", Passed: true, Points: 15, MaxPoints: 15},
 			{ID: "10.2", Points: 7.5, MaxPoints: 20, Scoring: "per-test"},
 		}}
@@ -29,7 +31,7 @@ func TestCSVRowGivesPointsAndIsSafeInASpreadsheet(t *testing.T) {
 	assert.Equal(t, []string{"'=HYPERLINK(\"http://x\")", "15", "7.5", "", "18", "50", "22.5", "20%", ""}, row,
 		"CSVRow(a late submission named like a formula)")
 
-	bad := CSVRow(&Report{Submission: "x\x1b[2J", Build: Build{OK: false, Output: "# p\nsession.go:1:1: boom\n"}, MaxScore: 50}, ids)
+	bad := CSVRow(&report.Report{Submission: "x\x1b[2J", Build: report.Build{OK: false, Output: "# p\nsession.go:1:1: boom\n"}, MaxScore: 50}, ids)
 	assert.Equal(t, `x\x1b[2J`, bad[0])
 	assert.Equal(t, "build failed: session.go:1:1: boom", bad[len(bad)-1])
 
@@ -52,9 +54,9 @@ func TestCSVCellAndPrintableLineKeepOneLine(t *testing.T) {
 	} {
 		assert.Equal(t, want, CSVCell(in), "CSVCell(%q)", in)
 	}
-	assert.Equal(t, `zed\x0aalice  pass 15/15`, PrintableLine("zed\nalice  pass 15/15"),
+	assert.Equal(t, `zed\x0aalice  pass 15/15`, safetext.Line("zed\nalice  pass 15/15"),
 		"a newline in a submission's name would add a row to a table")
-	assert.Equal(t, "two\nlines", Printable("two\nlines"), "Printable keeps the lines of a test's output")
+	assert.Equal(t, "two\nlines", safetext.Printable("two\nlines"), "Printable keeps the lines of a test's output")
 	long := CSVCell(strings.Repeat("A", 500_000))
 	assert.Less(t, len(long), 600, "a note of 500 KB is cut short: a spreadsheet keeps 32,767 characters of a cell")
 	assert.True(t, strings.HasSuffix(long, "… (499500 more bytes)"), long[len(long)-40:])

@@ -11,12 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
 )
 
-func perTestReport(statuses ...string) ExerciseReport {
-	er := ExerciseReport{ID: "1.1", MaxPoints: 10}
+func perTestReport(statuses ...string) report.ExerciseReport {
+	er := report.ExerciseReport{ID: "1.1", MaxPoints: 10}
 	for i, s := range statuses {
-		er.Tests = append(er.Tests, TestReport{Name: "TestLab1_1_" + string(rune('A'+i)), Status: s})
+		er.Tests = append(er.Tests, report.TestReport{Name: "TestLab1_1_" + string(rune('A'+i)), Status: s})
 	}
 	return er
 }
@@ -25,9 +26,9 @@ func perTestReport(statuses ...string) ExerciseReport {
 // earns nothing; the exercise's points are what its tests earned.
 func TestScorePerTestEarnsPassedShares(t *testing.T) {
 	ex := lab.Exercise{ID: "1.1", TestPrefix: "TestLab1_1_", Points: 10, Scoring: lab.ScorePerTest, Weights: map[string]int{"TestLab1_1_A": 2}}
-	er := perTestReport(StatusPass, StatusFail, StatusPass, StatusNoEnd)
-	er.Tests[2].void = true
-	score(ex, &er)
+	er := perTestReport(report.StatusPass, report.StatusFail, report.StatusPass, report.StatusNoEnd)
+	er.Tests[2].Void = true
+	report.Score(ex, &er)
 	assert.Equal(t, lab.ScorePerTest, er.Scoring)
 	worth, got := []float64{}, []float64{}
 	for _, tr := range er.Tests {
@@ -40,18 +41,18 @@ func TestScorePerTestEarnsPassedShares(t *testing.T) {
 	assert.Equal(t, 4.0, er.Points)
 
 	// 10 points among 3 tests: shares in hundredths; all passing is all 10.
-	er = perTestReport(StatusPass, StatusPass, StatusFail)
-	score(lab.Exercise{ID: "1.1", Points: 10, Scoring: lab.ScorePerTest}, &er)
+	er = perTestReport(report.StatusPass, report.StatusPass, report.StatusFail)
+	report.Score(lab.Exercise{ID: "1.1", Points: 10, Scoring: lab.ScorePerTest}, &er)
 	assert.Equal(t, 3.33, *er.Tests[0].MaxPoints)
 	assert.Equal(t, 6.67, er.Points, "two of three equal tests earn two thirds of 10, to the hundredth")
-	er = perTestReport(StatusPass, StatusPass, StatusPass)
+	er = perTestReport(report.StatusPass, report.StatusPass, report.StatusPass)
 	er.Passed = true
-	score(lab.Exercise{ID: "1.1", Points: 10, Scoring: lab.ScorePerTest}, &er)
+	report.Score(lab.Exercise{ID: "1.1", Points: 10, Scoring: lab.ScorePerTest}, &er)
 	assert.Equal(t, 10.0, er.Points)
 
 	all := lab.Exercise{ID: "1.1", Points: 10}
-	er = perTestReport(StatusPass, StatusFail)
-	score(all, &er)
+	er = perTestReport(report.StatusPass, report.StatusFail)
+	report.Score(all, &er)
 	assert.Equal(t, lab.ScoreAll, er.Scoring)
 	assert.Zero(t, er.Points, "all or nothing: one failure costs every point")
 	assert.Nil(t, er.Tests[0].Points, "tests of an all-or-nothing exercise carry no points")
@@ -99,10 +100,10 @@ func TestGradePerTestCreditsWhatPassed(t *testing.T) {
 		require.NotNil(t, tr.Points, "test %s of a per-test exercise has no points", tr.Name)
 		sum += *tr.Points
 		worth += *tr.MaxPoints
-		if tr.Status != StatusPass {
+		if tr.Status != report.StatusPass {
 			assert.Zero(t, *tr.Points, "failed test %s earned points", tr.Name)
 		}
-		if tr.Hidden && tr.Status == StatusPass {
+		if tr.Hidden && tr.Status == report.StatusPass {
 			hiddenPassed++
 		}
 	}

@@ -2,19 +2,16 @@ package grader
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
-)
 
-// ErrSetup marks a grading machine that cannot build the lab at all (its
-// modules are not in the module cache, say). Grading there would fail every
-// student for the machine's fault, so nothing is graded (exit status 2).
-var ErrSetup = errors.New("the grading machine is not ready")
+	"github.com/coursekit/course/grader/internal/helperprog"
+	"github.com/coursekit/course/grader/sandbox"
+)
 
 // SetupError carries what the toolchain said when the pristine lab would
 // not load.
@@ -24,11 +21,11 @@ type SetupError struct {
 
 func (e *SetupError) Error() string {
 	return fmt.Sprintf("%s: the course's own files do not load (%s); download the lab's modules with `go mod download` in the course's labs/ directory, or run `go test ./...` in the course once",
-		ErrSetup, lastLine(e.Output))
+		sandbox.ErrSetup, helperprog.LastLine(e.Output))
 }
 
-// Is makes every SetupError match ErrSetup.
-func (e *SetupError) Is(target error) bool { return target == ErrSetup }
+// Is makes every SetupError match sandbox.ErrSetup.
+func (e *SetupError) Is(target error) bool { return target == sandbox.ErrSetup }
 
 // checkSetup loads the pristine lab, with every test file the grader will
 // add, the way a build would, but without compiling: a missing module shows
@@ -60,14 +57,14 @@ func (g *Grader) checkSetup() error {
 	if err := g.cache.prepare(goWork); err != nil {
 		return err
 	}
-	out := runJob(context.Background(), job{
+	out := g.sandbox.Run(context.Background(), sandbox.Job{
 		Path:    g.goBin,
 		Args:    append(args, "."),
 		Dir:     src,
 		Env:     g.cache.env(buildEnv(g.race), goWork, true),
 		Timeout: setupTimeout,
 		Cap:     64 << 10,
-	}, g.sandbox)
+	})
 	if out.StartErr != nil {
 		return fmt.Errorf("%w: %v", ErrNoToolchain, out.StartErr)
 	}
@@ -75,7 +72,7 @@ func (g *Grader) checkSetup() error {
 		return &SetupError{Output: string(out.Output)}
 	}
 	if !g.cache.filled() {
-		return fmt.Errorf("%w: the go command (%s) put nothing into the grader's build cache: it ignores GOCACHEPROG, which Go 1.24 brought; grade with Go 1.24 or newer", ErrSetup, g.goBin)
+		return fmt.Errorf("%w: the go command (%s) put nothing into the grader's build cache: it ignores GOCACHEPROG, which Go 1.24 brought; grade with Go 1.24 or newer", sandbox.ErrSetup, g.goBin)
 	}
 	return nil
 }
@@ -83,40 +80,6 @@ func (g *Grader) checkSetup() error {
 // setupTimeout bounds the setup check, which compiles the standard library
 // the first time a machine grades.
 const setupTimeout = 15 * time.Minute
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
-}
-
-// checkReachable makes sure that the user student code runs as can reach
-// the grader's temporary directory (every directory above it must let
-// others pass), so that a run is never started where it cannot work.
-func (g *Grader) checkReachable() error {
-	if !g.sandbox.foreignUID() {
-		return nil
-	}
-	dir := g.opts.TempDir
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	for d := abs; ; d = filepath.Dir(d) {
-		info, err := os.Stat(d)
-		if err != nil {
-			return err
-		}
-		if info.Mode().Perm()&0o001 == 0 {
-			return fmt.Errorf("%w: student code runs as an unprivileged user, who cannot pass through %s (mode %v); grade with a temporary directory others can traverse", ErrSetup, d, info.Mode().Perm())
-		}
-		if d == filepath.Dir(d) {
-			return nil
-		}
-	}
-}
 
 // checkRaceToolchain makes sure a race-enabled build can link: the race
 // detector's runtime needs cgo, and cgo a C compiler. Without one every
@@ -126,14 +89,14 @@ func checkRaceToolchain(goBin string) error {
 	cmd.Env = buildEnv(true)
 	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("%w: go env CC: %v", ErrSetup, err)
+		return fmt.Errorf("%w: go env CC: %v", sandbox.ErrSetup, err)
 	}
 	cc := strings.Fields(strings.TrimSpace(string(out)))
 	if len(cc) == 0 {
-		return fmt.Errorf("%w: the lab is graded with the race detector, which needs a C compiler, and go env CC names none", ErrSetup)
+		return fmt.Errorf("%w: the lab is graded with the race detector, which needs a C compiler, and go env CC names none", sandbox.ErrSetup)
 	}
 	if _, err := exec.LookPath(cc[0]); err != nil {
-		return fmt.Errorf("%w: the lab is graded with the race detector, which needs a C compiler: %s was not found (install gcc)", ErrSetup, cc[0])
+		return fmt.Errorf("%w: the lab is graded with the race detector, which needs a C compiler: %s was not found (install gcc)", sandbox.ErrSetup, cc[0])
 	}
 	return nil
 }

@@ -15,7 +15,9 @@ import (
 
 	"github.com/coursekit/course/grader/internal/atomicfile"
 	"github.com/coursekit/course/grader/internal/buildcache"
+	"github.com/coursekit/course/grader/internal/cachedir"
 	"github.com/coursekit/course/grader/internal/staticcheck"
+	"github.com/coursekit/course/grader/sandbox"
 )
 
 // setupRecord is what New learns by asking the go command, which costs a
@@ -102,10 +104,10 @@ func hashFS(h interface{ Write([]byte) (int, error) }, fsys fs.FS) error {
 func (g *Grader) setUp(given map[string][]byte) (*setupRecord, error) {
 	key, err := g.setupKey()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+		return nil, fmt.Errorf("%w: %v", sandbox.ErrSetup, err)
 	}
 	g.setupID = key
-	dir, err := privateCacheDir()
+	dir, err := cachedir.Dir()
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +124,7 @@ func (g *Grader) setUp(given map[string][]byte) (*setupRecord, error) {
 		err = atomicfile.Write(p, data, 0o600)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: keeping the set-up's answer: %v", ErrSetup, err)
+		return nil, fmt.Errorf("%w: keeping the set-up's answer: %v", sandbox.ErrSetup, err)
 	}
 	return rec, nil
 }
@@ -172,7 +174,7 @@ func (g *Grader) loadSetup(p string) (*setupRecord, bool) {
 		return nil, false
 	}
 	for _, helper := range []string{rec.CheckHelper, rec.CacheHelper} {
-		if fi, err := os.Lstat(helper); err != nil || !fi.Mode().IsRegular() || ownedByUs(helper, false) != nil {
+		if fi, err := os.Lstat(helper); err != nil || !fi.Mode().IsRegular() || cachedir.Owned(helper, false) != nil {
 			return nil, false
 		}
 	}

@@ -5,6 +5,9 @@ import (
 	"html"
 	"io"
 	"strings"
+
+	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/safetext"
 )
 
 // WriteMarkdown writes r as a Markdown summary for a CI job's page (GitHub
@@ -12,9 +15,9 @@ import (
 // (result, tests passed, points) and, for a file that did not build, the
 // compiler's first line. Text from the submission is escaped, so it shows
 // as text and never as Markdown or HTML.
-func WriteMarkdown(w io.Writer, r *Report) error {
+func WriteMarkdown(w io.Writer, r *report.Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Lab %s: %s of %d points\n\n", mdText(r.Lab), FormatPoints(r.Score), r.MaxScore)
+	fmt.Fprintf(&b, "### Lab %s: %s of %d points\n\n", mdText(r.Lab), report.FormatPoints(r.Score), r.MaxScore)
 	if !r.Build.OK {
 		what := "did not build"
 		if r.Build.Rejected {
@@ -38,7 +41,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d/%d | %s/%d | %s |\n", mdText(ex.ID), mdText(ex.Name), verdict,
-			ex.TestsPassed(), len(ex.Tests), FormatPoints(ex.Points), ex.MaxPoints, first)
+			ex.TestsPassed(), len(ex.Tests), report.FormatPoints(ex.Points), ex.MaxPoints, first)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -48,7 +51,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 // escaped, control characters made visible, and the characters Markdown
 // would read as markup backslash-escaped.
 func mdText(s string) string {
-	s = printable(strings.Join(strings.Fields(s), " "))
+	s = safetext.Printable(strings.Join(strings.Fields(s), " "))
 	s = html.EscapeString(s)
 	var b strings.Builder
 	for _, r := range s {

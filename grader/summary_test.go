@@ -4,16 +4,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coursekit/course/grader/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestMarkdownSummaryHasARowPerExercise(t *testing.T) {
-	r := &Report{Lab: "10", Score: 15, MaxScore: 35, Build: Build{OK: true}, Exercises: []ExerciseReport{
-		{ID: "10.1", Name: "PathTo", Passed: true, Points: 15, MaxPoints: 15, Tests: []TestReport{{Name: "TestLab10_1_A", Status: StatusPass}}},
-		{ID: "10.2", Name: "Store", MaxPoints: 20, Reason: "1 of 2 tests failed", Tests: []TestReport{
-			{Name: "TestLab10_2_Secret", Status: StatusFail, Hidden: true},
-			{Name: "TestLab10_2_B", Status: StatusFail},
+	r := &report.Report{Lab: "10", Score: 15, MaxScore: 35, Build: report.Build{OK: true}, Exercises: []report.ExerciseReport{
+		{ID: "10.1", Name: "PathTo", Passed: true, Points: 15, MaxPoints: 15, Tests: []report.TestReport{{Name: "TestLab10_1_A", Status: report.StatusPass}}},
+		{ID: "10.2", Name: "Store", MaxPoints: 20, Reason: "1 of 2 tests failed", Tests: []report.TestReport{
+			{Name: "TestLab10_2_Secret", Status: report.StatusFail, Hidden: true},
+			{Name: "TestLab10_2_B", Status: report.StatusFail},
 		}},
 	}}
 	var b strings.Builder
@@ -27,8 +28,8 @@ func TestMarkdownSummaryHasARowPerExercise(t *testing.T) {
 }
 
 func TestMarkdownSummaryEscapesTheSubmissionsText(t *testing.T) {
-	r := &Report{Lab: "10", MaxScore: 15, Build: Build{Rejected: true, Output: "# session\nsession.go:1:1: <img src=x onerror=alert(1)> | `rm -rf` *bold*\x1b[2J\n"},
-		Exercises: []ExerciseReport{{ID: "10.1", Name: "PathTo", MaxPoints: 15, Reason: "rejected"}}}
+	r := &report.Report{Lab: "10", MaxScore: 15, Build: report.Build{Rejected: true, Output: "# session\nsession.go:1:1: <img src=x onerror=alert(1)> | `rm -rf` *bold*\x1b[2J\n"},
+		Exercises: []report.ExerciseReport{{ID: "10.1", Name: "PathTo", MaxPoints: 15, Reason: "rejected"}}}
 	var b strings.Builder
 	require.NoError(t, WriteMarkdown(&b, r))
 	out := b.String()

@@ -7,17 +7,10 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/safetext"
+	"github.com/coursekit/course/grader/sandbox"
 	"github.com/coursekit/course/grader/testjson"
-)
-
-// Test statuses in a report.
-const (
-	StatusPass   = "pass"
-	StatusFail   = "fail"
-	StatusSkip   = "skip"
-	StatusNotRun = "not run"      // never started: an earlier crash, a build failure, a rejected file
-	StatusNoEnd  = "did not end"  // started but never finished: a hang, a crash inside it
-	StatusForged = "inconsistent" // more than one result: something printed fake test events
 )
 
 // maxTestOutput is how much of one test's output a report keeps.
@@ -27,7 +20,7 @@ const maxTestOutput = 8 << 10
 type runResult struct {
 	tests []expectedTest // every test the run was asked to run
 	sum   *testjson.Summary
-	out   outcome
+	out   sandbox.Outcome
 	rep   harnessReport // the harness's report on fd 3: the tests' results
 	// tooManyLines: the output was not read as events at all (each line
 	// costs the grader memory).
@@ -41,12 +34,12 @@ type runResult struct {
 }
 
 // statuses reads the status of each test in tests from the run's events.
-func (r *runResult) statuses(tests []expectedTest) (reports []TestReport, allPass bool, seconds float64) {
+func (r *runResult) statuses(tests []expectedTest) (reports []report.TestReport, allPass bool, seconds float64) {
 	allPass = true
 	for _, t := range tests {
 		// The result is the harness's; the events give only the output,
 		// and say whether a test without a result had started.
-		tr := TestReport{Name: t.name, Hidden: t.hidden, Status: StatusNotRun}
+		tr := report.TestReport{Name: t.name, Hidden: t.hidden, Status: report.StatusNotRun}
 		res, seen := r.sum.Test(t.name)
 		if seen {
 			tr.Output = clip(res.OutputText(), maxTestOutput)
@@ -54,13 +47,13 @@ func (r *runResult) statuses(tests []expectedTest) (reports []TestReport, allPas
 		}
 		switch result, ok := r.rep.results[t.name]; {
 		case seen && (res.Runs > 1 || res.Passes+res.Fails+res.Skips > 1):
-			tr.Status = StatusForged
+			tr.Status = report.StatusForged
 		case ok:
 			tr.Status = result
 		case seen && res.Runs > 0:
-			tr.Status = StatusNoEnd
+			tr.Status = report.StatusNoEnd
 		}
-		if tr.Status != StatusPass {
+		if tr.Status != report.StatusPass {
 			allPass = false
 		}
 		reports = append(reports, tr)
@@ -84,7 +77,7 @@ func (r *runResult) trouble() string {
 			if len(name) > 60 {
 				name = name[:60] + "…"
 			}
-			strangers = append(strangers, printable(name))
+			strangers = append(strangers, safetext.Printable(name))
 		}
 		forged = forged || res.Runs > 1 || res.Passes+res.Fails+res.Skips > 1
 	}
@@ -171,11 +164,11 @@ func (r *runResult) consistent() bool {
 // expected ones and no test with two results. Results come only from the
 // harness: text printed by student code can add events, which fails the
 // run, but can neither add nor remove a result.
-func judge(er *ExerciseReport, r *runResult) {
+func judge(er *report.ExerciseReport, r *runResult) {
 	tests, allPass, _ := r.statuses(r.tests)
 	if r.imitated() || r.rep.bad != "" || r.tooManyLines {
 		for i := range tests {
-			tests[i].void = true
+			tests[i].Void = true
 		}
 	}
 	er.Tests = append(er.Tests, tests...)
@@ -187,7 +180,7 @@ func judge(er *ExerciseReport, r *runResult) {
 		er.Reason = trouble
 	case r.rep.bad != "":
 		er.Reason = "the grader's own report of this run is unreadable: " + r.rep.bad
-	case countStatus(er.Tests, StatusNotRun) == len(er.Tests):
+	case report.CountStatus(er.Tests, report.StatusNotRun) == len(er.Tests):
 		er.Reason = fmt.Sprintf("no tests ran (exit status %d)", r.out.ExitCode)
 	case !allPass:
 		er.Reason = countReason(er.Tests)
@@ -208,7 +201,7 @@ func judge(er *ExerciseReport, r *runResult) {
 // normal way) and every one of the exercise's tests passed. ok is false
 // when this run cannot decide: the exercise must then run on its own,
 // so that another exercise's crash or hang never costs it its points.
-func judgeShared(er *ExerciseReport, r *runResult, tests []expectedTest) (ok bool) {
+func judgeShared(er *report.ExerciseReport, r *runResult, tests []expectedTest) (ok bool) {
 	if r.trouble() != "" || !r.consistent() {
 		return false
 	}
@@ -279,16 +272,6 @@ func raceReport(out string) (bool, string) {
 		return true, "see the report in the test's output"
 	}
 	return true, strings.Join(accesses, ", ")
-}
-
-func countStatus(tests []TestReport, status string) int {
-	n := 0
-	for _, t := range tests {
-		if t.Status == status {
-			n++
-		}
-	}
-	return n
 }
 
 // clip keeps the first n bytes of s, saying how much was cut.

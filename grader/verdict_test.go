@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/sandbox"
 	"github.com/coursekit/course/grader/testjson"
 )
 
@@ -27,7 +29,7 @@ func cleanRun(rep harnessReport, names ...string) *runResult {
 	for _, n := range names {
 		tests = append(tests, expectedTest{name: n})
 	}
-	return &runResult{tests: tests, sum: eventsSay(names...), rep: rep, timeout: time.Minute, cap: DefaultOutputCap}
+	return &runResult{tests: tests, sum: eventsSay(names...), rep: rep, timeout: time.Minute, cap: sandbox.DefaultOutputCap}
 }
 
 // The events are text student code can print; the harness's report on
@@ -53,7 +55,7 @@ func TestJudgeTakesResultsFromTheHarnessNotTheEvents(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := cleanRun(readHarnessReport([]byte(c.report), nonce), "TestA", "TestB")
-			er := &ExerciseReport{ID: "1.1", MaxPoints: 10}
+			er := &report.ExerciseReport{ID: "1.1", MaxPoints: 10}
 			judge(er, r)
 			assert.Equal(t, c.pass, er.Passed, "judge(events: both pass; harness report %q) passed = %v, reason %q", c.report, er.Passed, er.Reason)
 			if !c.pass {
@@ -68,7 +70,7 @@ func TestJudgeTakesResultsFromTheHarnessNotTheEvents(t *testing.T) {
 // normally; otherwise the exercise is run on its own.
 func TestJudgeSharedNeedsTheHarnessEnd(t *testing.T) {
 	r := cleanRun(readHarnessReport([]byte("n pass TestA\n"), "n"), "TestA")
-	er := &ExerciseReport{ID: "1.1", MaxPoints: 10}
+	er := &report.ExerciseReport{ID: "1.1", MaxPoints: 10}
 	assert.False(t, judgeShared(er, r, r.tests), "judgeShared with a report that never ended: want undecided")
 	r = cleanRun(readHarnessReport([]byte("n pass TestA\nn end 0\n"), "n"), "TestA")
 	assert.True(t, judgeShared(er, r, r.tests), "judgeShared with a clean report and exit 0: want a pass")

@@ -16,10 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coursekit/course/grader/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/coursekit/course/grader"
 )
 
 // requireBrowserEnv makes a missing browser a failure instead of a skip;
@@ -61,7 +60,7 @@ func TestWriteHTML_RendersInChromium(t *testing.T) {
 	dir := t.TempDir()
 
 	reports, notGraded := class()
-	reports = append(reports, report("<script>alert(1)</script>", 4, fail71(grader.StatusFail), pass72()))
+	reports = append(reports, reportOf("<script>alert(1)</script>", 4, fail71(report.StatusFail), pass72()))
 	s, err := Summarize(reports, notGraded, fixtureLab(t))
 	require.NoError(t, err)
 	pagePath := filepath.Join(dir, "report.html")

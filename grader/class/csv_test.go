@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/report"
 )
 
 // ids7 are the exercises of the fixture lab 7 that the CSV tests grade.
@@ -27,8 +28,8 @@ const header7 = "submission,7.1,7.2,score,max_score,raw_score,late_penalty,note\
 func gradedCSV(t *testing.T) string {
 	t.Helper()
 	reports, notGraded := class()
-	erin := report("erin", 1, pass71(), pass72())
-	erin.Late = &grader.Late{Penalty: 0.1, RawScore: 20}
+	erin := reportOf("erin", 1, pass71(), pass72())
+	erin.Late = &report.Late{Penalty: 0.1, RawScore: 20}
 	erin.Score = 18
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
@@ -182,7 +183,7 @@ func TestGradebookCSV_Failed(t *testing.T) {
 func TestGradebookCSV_PutReplacesInPlaceOrAppends(t *testing.T) {
 	g, err := ReadGradebook(strings.NewReader(gradedCSV(t)), ids7)
 	require.NoError(t, err)
-	bob := grader.CSVRow(report("bob", 1, pass71(), pass72()), ids7)
+	bob := grader.CSVRow(reportOf("bob", 1, pass71(), pass72()), ids7)
 	require.NoError(t, g.Put(bob))
 	require.NoError(t, g.Put(grader.ErrorCSVRow("=zoe", ids7, errors.New("no such folder"))))
 	bob[1] = "changed after Put"
@@ -207,12 +208,12 @@ func TestGradebookCSV_PutReplacesInPlaceOrAppends(t *testing.T) {
 
 func TestGradebookCSV_PutKeepsTheRosterCells(t *testing.T) {
 	header, rows, _ := JoinRoster(grader.CSVHeader(ids7), [][]string{
-		grader.CSVRow(report("alice", 1, pass71(), fail72()), ids7),
+		grader.CSVRow(reportOf("alice", 1, pass71(), fail72()), ids7),
 	}, readRoster(t))
 	g := &Gradebook{Header: header, Rows: rows, Roster: 3}
-	require.NoError(t, g.Put(grader.CSVRow(report("alice", 1, pass71(), pass72()), ids7)))
-	require.NoError(t, g.Put(grader.CSVRow(report("eve", 1, pass71(), pass72()), ids7)))
-	require.NoError(t, g.Put(grader.CSVRow(report("mallory", 1, pass71(), pass72()), ids7)))
+	require.NoError(t, g.Put(grader.CSVRow(reportOf("alice", 1, pass71(), pass72()), ids7)))
+	require.NoError(t, g.Put(grader.CSVRow(reportOf("eve", 1, pass71(), pass72()), ids7)))
+	require.NoError(t, g.Put(grader.CSVRow(reportOf("mallory", 1, pass71(), pass72()), ids7)))
 	assert.Equal(t, [][]string{
 		{"alice", "1001", "Lovelace, Ada", "ada@example.edu", "10", "10", "20", "20", "", "", ""},
 		{"bob", "1002", "Bob Byte", `'=HYPERLINK("http://x")`, "", "", "", "", "", "", "no submission"},
@@ -231,7 +232,7 @@ func TestGradebookCSV_WriteMakesCellsSafeAndRefusesRaggedRows(t *testing.T) {
 	}}
 	var b bytes.Buffer
 	require.NoError(t, g.Write(&b))
-	assert.Equal(t, header7+`'-rm,10,10,20,20,,,line one \x1b[2J`+"\n"+`ok,10,10,20,20,,,"say ""hi"", then"`+"\n", b.String())
+	assert.Equal(t, header7+`'-rm,10,10,20,20,,,line\x0aone \x1b[2J`+"\n"+`ok,10,10,20,20,,,"say ""hi"", then"`+"\n", b.String())
 
 	g.Rows = append(g.Rows, []string{"short"})
 	b.Reset()
@@ -332,9 +333,9 @@ func TestJoinRoster_GivesEveryStudentARow(t *testing.T) {
 	ros := readRoster(t)
 	header := grader.CSVHeader(ids7)
 	rows := [][]string{
-		grader.CSVRow(report("eve", 1, pass71(), pass72()), ids7),
+		grader.CSVRow(reportOf("eve", 1, pass71(), pass72()), ids7),
 		grader.ErrorCSVRow("mallory", ids7, errors.New("holds no session.go")),
-		grader.CSVRow(report("alice", 1, pass71(), fail72()), ids7),
+		grader.CSVRow(reportOf("alice", 1, pass71(), fail72()), ids7),
 	}
 	before := fmt.Sprint(header, rows)
 	newHeader, newRows, unknown := JoinRoster(header, rows, ros)
@@ -367,7 +368,7 @@ func TestJoinRoster_GivesEveryStudentARow(t *testing.T) {
 
 func TestJoinRoster_WithoutRosterCopies(t *testing.T) {
 	header := grader.CSVHeader(ids7)
-	rows := [][]string{grader.CSVRow(report("eve", 1, pass71(), pass72()), ids7)}
+	rows := [][]string{grader.CSVRow(reportOf("eve", 1, pass71(), pass72()), ids7)}
 	newHeader, newRows, unknown := JoinRoster(header, rows, nil)
 	assert.Equal(t, header, newHeader)
 	assert.Equal(t, rows, newRows)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/report"
 )
 
 // once grades each distinct set of files once per class run: submissions
@@ -24,11 +25,11 @@ type once struct {
 
 type onceEntry struct {
 	done chan struct{}
-	rep  *grader.Report
+	rep  *report.Report
 	err  error
 }
 
-func (o *once) Grade(ctx context.Context, sub *grader.Submission) (*grader.Report, error) {
+func (o *once) Grade(ctx context.Context, sub *grader.Submission) (*report.Report, error) {
 	key := filesKey(sub.Files)
 	o.mu.Lock()
 	e, seen := o.by[key]

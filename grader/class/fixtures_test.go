@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
 )
 
 // The fixture lab 7: two exercises, three rules, tests whose doc comments
@@ -77,17 +77,17 @@ func fixtureLab(t *testing.T) *lab.Lab {
 }
 
 // test is a TestReport of name with status.
-func test(name, status string) grader.TestReport {
-	return grader.TestReport{Name: name, Status: status}
+func test(name, status string) report.TestReport {
+	return report.TestReport{Name: name, Status: status}
 }
 
 // exercise is an ExerciseReport of lab 7: passed when every test passed,
 // all or nothing.
-func exercise(id string, maxPoints int, tests ...grader.TestReport) grader.ExerciseReport {
+func exercise(id string, maxPoints int, tests ...report.TestReport) report.ExerciseReport {
 	names := map[string]string{"7.1": "First", "7.2": "Second", "7.3": "Extra"}
-	ex := grader.ExerciseReport{ID: id, Name: names[id], MaxPoints: maxPoints, Scoring: lab.ScoreAll, Tests: tests, Passed: len(tests) > 0}
+	ex := report.ExerciseReport{ID: id, Name: names[id], MaxPoints: maxPoints, Scoring: lab.ScoreAll, Tests: tests, Passed: len(tests) > 0}
 	for _, t := range tests {
-		if t.Status != grader.StatusPass {
+		if t.Status != report.StatusPass {
 			ex.Passed = false
 		}
 	}
@@ -99,10 +99,10 @@ func exercise(id string, maxPoints int, tests ...grader.TestReport) grader.Exerc
 	return ex
 }
 
-// report is a report of lab 7 for name, its score the sum of its
+// reportOf is a report of lab 7 for name, its score the sum of its
 // exercises' points.
-func report(name string, seconds float64, exercises ...grader.ExerciseReport) *grader.Report {
-	r := &grader.Report{Submission: name, Path: "submissions/" + name + ".zip", Lab: "7", Build: grader.Build{OK: true},
+func reportOf(name string, seconds float64, exercises ...report.ExerciseReport) *report.Report {
+	r := &report.Report{Submission: name, Path: "submissions/" + name + ".zip", Lab: "7", Build: report.Build{OK: true},
 		Exercises: exercises, Seconds: seconds}
 	for _, ex := range exercises {
 		r.Score += ex.Points
@@ -113,39 +113,39 @@ func report(name string, seconds float64, exercises ...grader.ExerciseReport) *g
 
 // pass71, fail71, pass72 and fail72 are lab 7's two exercises, passed, or
 // failed in one test (7.1) or in both (7.2).
-func pass71() grader.ExerciseReport {
-	return exercise("7.1", 10, test("TestLab7_1_A", grader.StatusPass), test("TestLab7_1_B", grader.StatusPass))
+func pass71() report.ExerciseReport {
+	return exercise("7.1", 10, test("TestLab7_1_A", report.StatusPass), test("TestLab7_1_B", report.StatusPass))
 }
 
-func fail71(status string) grader.ExerciseReport {
-	return exercise("7.1", 10, test("TestLab7_1_A", grader.StatusPass), test("TestLab7_1_B", status))
+func fail71(status string) report.ExerciseReport {
+	return exercise("7.1", 10, test("TestLab7_1_A", report.StatusPass), test("TestLab7_1_B", status))
 }
 
-func pass72() grader.ExerciseReport {
-	hidden := test("TestLab7_2_HiddenD", grader.StatusPass)
+func pass72() report.ExerciseReport {
+	hidden := test("TestLab7_2_HiddenD", report.StatusPass)
 	hidden.Hidden = true
-	return exercise("7.2", 10, test("TestLab7_2_C", grader.StatusPass), hidden)
+	return exercise("7.2", 10, test("TestLab7_2_C", report.StatusPass), hidden)
 }
 
-func fail72() grader.ExerciseReport {
-	hidden := test("TestLab7_2_HiddenD", grader.StatusFail)
+func fail72() report.ExerciseReport {
+	hidden := test("TestLab7_2_HiddenD", report.StatusFail)
 	hidden.Hidden = true
-	return exercise("7.2", 10, test("TestLab7_2_C", grader.StatusFail), hidden)
+	return exercise("7.2", 10, test("TestLab7_2_C", report.StatusFail), hidden)
 }
 
 // withScore sets r's score, as a late penalty or per-test points would.
-func withScore(r *grader.Report, score float64) *grader.Report {
+func withScore(r *report.Report, score float64) *report.Report {
 	r.Score = score
 	return r
 }
 
 // class is a small class of lab 7: alice passes everything, bob fails 7.1
 // in one test, carol fails everything, dave could not be graded.
-func class() ([]*grader.Report, map[string]string) {
-	return []*grader.Report{
-			report("carol", 3.5, fail71(grader.StatusFail), fail72()),
-			report("alice", 2.0, pass71(), pass72()),
-			report("bob", 9.25, fail71(grader.StatusNoEnd), pass72()),
+func class() ([]*report.Report, map[string]string) {
+	return []*report.Report{
+			reportOf("carol", 3.5, fail71(report.StatusFail), fail72()),
+			reportOf("alice", 2.0, pass71(), pass72()),
+			reportOf("bob", 9.25, fail71(report.StatusNoEnd), pass72()),
 		}, map[string]string{
 			"dave": "submissions/dave: holds no session.go\nsecond line",
 		}

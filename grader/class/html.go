@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
 )
 
 // DefaultRulesURL is where the page links the rule table when
@@ -38,7 +38,7 @@ type Options struct {
 var pageSource string
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"points": grader.FormatPoints,
+	"points": report.FormatPoints,
 }).Parse(pageSource))
 
 // WriteHTML writes s as one self-contained HTML page: no script, no
@@ -312,14 +312,14 @@ func studentRowOf(st Student) studentRow {
 		}
 		return row
 	}
-	row.Score = grader.FormatPoints(st.Score) + "/" + fmt.Sprint(st.MaxScore)
+	row.Score = report.FormatPoints(st.Score) + "/" + fmt.Sprint(st.MaxScore)
 	for _, e := range st.Exercises {
 		c := studentCell{Graded: e.Graded, Passed: e.Passed}
 		switch {
 		case !e.Graded:
 			c.Text, c.Title = "–", "not graded in this run"
 		default:
-			c.Text = grader.FormatPoints(e.Points)
+			c.Text = report.FormatPoints(e.Points)
 			c.Title = fmt.Sprintf("%s of %d points", c.Text, e.MaxPoints)
 		}
 		row.Cells = append(row.Cells, c)
@@ -329,8 +329,8 @@ func studentRowOf(st Student) studentRow {
 		case st.Late.Late == 0:
 			row.Late = "on time"
 		default:
-			row.Late = fmt.Sprintf("−%s%% (late by %s; raw %s)", grader.FormatPoints(penalty*100),
-				time.Duration(st.Late.Late)*time.Second, grader.FormatPoints(st.Late.RawScore))
+			row.Late = fmt.Sprintf("−%s%% (late by %s; raw %s)", report.FormatPoints(penalty*100),
+				time.Duration(st.Late.Late)*time.Second, report.FormatPoints(st.Late.RawScore))
 		}
 		row.LateTitle = visible(st.Late.Describe())
 	}
@@ -356,9 +356,9 @@ func newHistChart(s *Summary) histChart {
 		x := histLeft + i*slot
 		full := "scores " + b.Label()
 		if i == len(s.Histogram)-1 {
-			full += " (" + grader.FormatPoints(b.Hi) + " included)"
+			full += " (" + report.FormatPoints(b.Hi) + " included)"
 		} else {
-			full += " (" + grader.FormatPoints(b.Hi) + " not included)"
+			full += " (" + report.FormatPoints(b.Hi) + " not included)"
 		}
 		c.Bars = append(c.Bars, histBar{X: x + 4, W: slot - 8, Y: c.Base - h, H: h, LabelX: x + slot/2, CountY: c.Base - h - 6,
 			Count: b.Count, Label: b.Label(), FullLabel: full})

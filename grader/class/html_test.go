@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/report"
 )
 
 // writePage writes the HTML page of reports and parses it strictly.
@@ -25,7 +26,7 @@ func writePage(t *testing.T, s *Summary, opts Options) (string, *node) {
 func classSummary(t *testing.T) *Summary {
 	t.Helper()
 	reports, notGraded := class()
-	erin := report("erin", 1, pass71(), pass72())
+	erin := reportOf("erin", 1, pass71(), pass72())
 	policy, err := grader.ParseLatePolicy("10%/day")
 	require.NoError(t, err)
 	due := time.Date(2026, 3, 1, 23, 59, 0, 0, time.UTC)
@@ -178,9 +179,9 @@ func TestWriteHTML_EscapesWhatSubmissionsSay(t *testing.T) {
 		`"><img src=x onerror=alert(1)>`,
 		"rtl\u202eexe.go",
 	}
-	var reports []*grader.Report
+	var reports []*report.Report
 	for _, name := range evil {
-		r := report(name, 1, fail71(grader.StatusFail), pass72())
+		r := reportOf(name, 1, fail71(report.StatusFail), pass72())
 		r.Exercises[0].Tests[1].Name = "TestLab7_1_B</td><script>x()</script>"
 		r.Exercises[0].Reason = "timed out: <b>bold</b> & </table>"
 		reports = append(reports, r)
@@ -212,7 +213,7 @@ func TestWriteHTML_EscapesWhatSubmissionsSay(t *testing.T) {
 
 func TestWriteHTML_ATestWithoutARuleLinksItsExercise(t *testing.T) {
 	reports, notGraded := class()
-	reports[0].Exercises[1].Tests = append(reports[0].Exercises[1].Tests, grader.TestReport{Name: "TestLab7_2_Mine", Status: grader.StatusFail, Hidden: true})
+	reports[0].Exercises[1].Tests = append(reports[0].Exercises[1].Tests, report.TestReport{Name: "TestLab7_2_Mine", Status: report.StatusFail, Hidden: true})
 	s, err := Summarize(reports, notGraded, fixtureLab(t))
 	require.NoError(t, err)
 	_, doc := writePage(t, s, Options{})

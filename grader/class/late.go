@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/report"
 )
 
 // TimesError is a CSV of submission times that cannot be read, with the
@@ -95,8 +96,8 @@ func ApplyLate(results []Result, policy grader.LatePolicy, due time.Time, submit
 }
 
 // lateNote is the short note of a late submission in the class table.
-func lateNote(l *grader.Late) string {
-	return fmt.Sprintf("late %s: -%s%%", time.Duration(l.Late)*time.Second, grader.FormatPoints(l.Penalty*100))
+func lateNote(l *report.Late) string {
+	return fmt.Sprintf("late %s: -%s%%", time.Duration(l.Late)*time.Second, report.FormatPoints(l.Penalty*100))
 }
 
 // Late is a late policy, the due date and where the time each submission

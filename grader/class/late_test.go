@@ -40,8 +40,8 @@ func TestApplyLateFailsClosedWithoutATime(t *testing.T) {
 	require.NoError(t, err)
 	due := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	results := []Result{
-		{Name: "alice", Report: report("alice", 1, pass71(), pass72())},
-		{Name: "bob", Report: report("bob", 1, pass71(), pass72())},
+		{Name: "alice", Report: reportOf("alice", 1, pass71(), pass72())},
+		{Name: "bob", Report: reportOf("bob", 1, pass71(), pass72())},
 		{Name: "carol", Err: errors.New("holds no demo.go")},
 	}
 	ApplyLate(results, policy, due, func(r Result) (time.Time, error) {

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/report"
 )
 
 // JSONError is what ReadJSON returns for input that is not a class's
@@ -53,7 +53,7 @@ type notGradedEntry struct {
 // results.json for one), a report without its submission, lab, exercises or
 // max_score, a name given twice, negative points, or reports of more than
 // one lab.
-func ReadJSON(r io.Reader) (reports []*grader.Report, notGraded map[string]string, err error) {
+func ReadJSON(r io.Reader) (reports []*report.Report, notGraded map[string]string, err error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, nil, &JSONError{Entry: -1, Err: err}
@@ -120,7 +120,7 @@ func ReadJSON(r io.Reader) (reports []*grader.Report, notGraded map[string]strin
 				return nil, nil, bad(name, fmt.Errorf("no %q: not a report of `course grade --json`", k))
 			}
 		}
-		rep := new(grader.Report)
+		rep := new(report.Report)
 		if err := decodeOne(raw, rep, true); err != nil {
 			return nil, nil, bad(name, err)
 		}
@@ -161,14 +161,14 @@ func decodeOne(data []byte, v any, strict bool) error {
 }
 
 // checkReport refuses a report whose numbers or exercises no grader writes.
-func checkReport(r *grader.Report) error {
+func checkReport(r *report.Report) error {
 	switch {
 	case r.Lab == "":
 		return errors.New(`"lab" is empty`)
 	case r.MaxScore < 0:
 		return fmt.Errorf("max_score %d is negative", r.MaxScore)
 	case r.Score < 0:
-		return fmt.Errorf("score %s is negative", grader.FormatPoints(r.Score))
+		return fmt.Errorf("score %s is negative", report.FormatPoints(r.Score))
 	case r.Seconds < 0:
 		return fmt.Errorf("seconds %v is negative", r.Seconds)
 	}

@@ -38,7 +38,7 @@ func TestReadJSON_ReadsWhatCourseGradeWrote(t *testing.T) {
 
 func TestReadJSON_RoundTripsTheClassArray(t *testing.T) {
 	reports, notGraded := class()
-	late := report("erin", 1.5, pass71(), pass72())
+	late := reportOf("erin", 1.5, pass71(), pass72())
 	policy, err := grader.ParseLatePolicy("10%/day, 0 after 3 days")
 	require.NoError(t, err)
 	due := time.Date(2026, 3, 1, 23, 59, 0, 0, time.UTC)
@@ -76,7 +76,7 @@ func TestReadJSON_RoundTripsTheClassArray(t *testing.T) {
 
 func TestReadJSON_OneReport(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, grader.WriteJSON(&b, report("alice", 2, pass71())))
+	require.NoError(t, grader.WriteJSON(&b, reportOf("alice", 2, pass71())))
 	reports, notGraded, err := ReadJSON(&b)
 	require.NoError(t, err, "ReadJSON(one report, as `course grade --json sub` prints it)")
 	require.Len(t, reports, 1)

@@ -9,19 +9,21 @@ import (
 	"time"
 
 	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/safetext"
 	"github.com/coursekit/course/grader/textcol"
 )
 
 // Result is what became of one submission of a class.
 type Result struct {
 	Name, Path string
-	Report     *grader.Report // nil when it could not be graded
+	Report     *report.Report // nil when it could not be graded
 	Err        error          // why it could not be graded
 }
 
 // Grader grades one submission; *grader.Grader is one.
 type Grader interface {
-	Grade(ctx context.Context, sub *grader.Submission) (*grader.Report, error)
+	Grade(ctx context.Context, sub *grader.Submission) (*report.Report, error)
 }
 
 // GradeAll grades subs with jobs workers and sends each result as it
@@ -76,7 +78,7 @@ func Sort(results []Result) {
 // Split returns the reports of the graded results and, name → first line
 // of the error, the ones that could not be graded: what Summarize and
 // grader.JUnitClass take.
-func Split(results []Result) (reports []*grader.Report, notGraded map[string]string) {
+func Split(results []Result) (reports []*report.Report, notGraded map[string]string) {
 	notGraded = map[string]string{}
 	for _, r := range results {
 		if r.Err != nil {
@@ -124,16 +126,16 @@ func WriteTable(w io.Writer, results []Result, ids []string, st grader.Style) er
 	hasNote := false
 	rows := [][]textcol.Cell{header}
 	for _, r := range results {
-		row := []textcol.Cell{textcol.Plain(grader.PrintableLine(r.Name))}
+		row := []textcol.Cell{textcol.Plain(safetext.Line(r.Name))}
 		note := ""
 		if r.Err != nil {
 			for range ids {
 				row = append(row, textcol.Plain("-"))
 			}
 			row = append(row, textcol.Plain("-"))
-			note = "not graded: " + grader.PrintableLine(firstLine(r.Err.Error()))
+			note = "not graded: " + safetext.Line(firstLine(r.Err.Error()))
 		} else {
-			byID := map[string]grader.ExerciseReport{}
+			byID := map[string]report.ExerciseReport{}
 			for _, ex := range r.Report.Exercises {
 				byID[ex.ID] = ex
 			}
@@ -148,7 +150,7 @@ func WriteTable(w io.Writer, results []Result, ids []string, st grader.Style) er
 					row = append(row, textcol.Cell{Text: "FAIL", Paint: st.Fail})
 				}
 			}
-			row = append(row, textcol.Plain(fmt.Sprintf("%s/%d", grader.FormatPoints(r.Report.Score), r.Report.MaxScore)))
+			row = append(row, textcol.Plain(fmt.Sprintf("%s/%d", report.FormatPoints(r.Report.Score), r.Report.MaxScore)))
 			switch {
 			case r.Report.Build.Rejected:
 				note = "rejected before building"

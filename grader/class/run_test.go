@@ -13,19 +13,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/report"
 )
 
 // fakeGrader grades from a table; a name it does not know cannot be graded.
 // Grade blocks while gate is open and unfed, so that a test decides when a
 // submission finishes.
 type fakeGrader struct {
-	reports map[string]*grader.Report
+	reports map[string]*report.Report
 	gate    chan struct{}
 	mu      sync.Mutex
 	started []string
 }
 
-func (f *fakeGrader) Grade(ctx context.Context, s *grader.Submission) (*grader.Report, error) {
+func (f *fakeGrader) Grade(ctx context.Context, s *grader.Submission) (*report.Report, error) {
 	f.mu.Lock()
 	f.started = append(f.started, s.Name)
 	f.mu.Unlock()
@@ -51,9 +52,9 @@ func subs(names ...string) []*grader.Submission {
 }
 
 func TestGradeAllGradesEverySubmissionOnce(t *testing.T) {
-	g := &fakeGrader{reports: map[string]*grader.Report{
-		"alice": report("alice", 1, pass71(), pass72()),
-		"bob":   report("bob", 1, fail71(grader.StatusFail), pass72()),
+	g := &fakeGrader{reports: map[string]*report.Report{
+		"alice": reportOf("alice", 1, pass71(), pass72()),
+		"bob":   reportOf("bob", 1, fail71(report.StatusFail), pass72()),
 	}}
 	var got []Result
 	for r := range GradeAll(context.Background(), g, subs("alice", "bob", "carol"), 2) {
@@ -72,12 +73,12 @@ func TestGradeAllGradesEverySubmissionOnce(t *testing.T) {
 // file (and three who hand in the stub) are graded once per file; each
 // gets the report under their own name and path.
 func TestGradeAllGradesTheSameFilesOnce(t *testing.T) {
-	g := &fakeGrader{reports: map[string]*grader.Report{}}
+	g := &fakeGrader{reports: map[string]*report.Report{}}
 	for _, n := range []string{"alice", "bob"} { // whichever is graded first
-		g.reports[n] = report(n, 1, pass71(), pass72())
+		g.reports[n] = reportOf(n, 1, pass71(), pass72())
 	}
 	for _, n := range []string{"dan", "erin", "fay"} {
-		g.reports[n] = report(n, 0, fail71(grader.StatusFail), pass72())
+		g.reports[n] = reportOf(n, 0, fail71(report.StatusFail), pass72())
 	}
 	for n, r := range g.reports {
 		r.Path = "submissions/" + n // as the real grader reports it
@@ -103,7 +104,7 @@ func TestGradeAllGradesTheSameFilesOnce(t *testing.T) {
 }
 
 func TestGradeAllStopsStartingWhenCancelled(t *testing.T) {
-	g := &fakeGrader{reports: map[string]*grader.Report{"a": report("a", 1, pass71())}, gate: make(chan struct{})}
+	g := &fakeGrader{reports: map[string]*report.Report{"a": reportOf("a", 1, pass71())}, gate: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	out := GradeAll(ctx, g, subs("a", "b", "c"), 1)
 	g.gate <- struct{}{} // a finishes
@@ -118,7 +119,7 @@ func TestGradeAllStopsStartingWhenCancelled(t *testing.T) {
 
 func TestSplitRenamesReportsToTheClassName(t *testing.T) {
 	results := []Result{
-		{Name: "subs/alice.zip", Report: report("alice", 1, pass71())},
+		{Name: "subs/alice.zip", Report: reportOf("alice", 1, pass71())},
 		{Name: "bob", Err: errors.New("holds no demo.go\nsecond line")},
 	}
 	reports, notGraded := Split(results)
@@ -130,7 +131,7 @@ func TestSplitRenamesReportsToTheClassName(t *testing.T) {
 
 func TestWriteJSONReadsBack(t *testing.T) {
 	results := []Result{
-		{Name: "alice", Path: "submissions/alice.zip", Report: report("alice", 1, pass71(), pass72())},
+		{Name: "alice", Path: "submissions/alice.zip", Report: reportOf("alice", 1, pass71(), pass72())},
 		{Name: "bob", Path: "submissions/bob", Err: errors.New("holds no demo.go")},
 	}
 	var b bytes.Buffer
@@ -143,14 +144,14 @@ func TestWriteJSONReadsBack(t *testing.T) {
 }
 
 func TestWriteTableRowsNotesAndRates(t *testing.T) {
-	late := report("carol", 1, pass71(), pass72())
+	late := reportOf("carol", 1, pass71(), pass72())
 	policy, err := grader.ParseLatePolicy("10%/day")
 	require.NoError(t, err)
 	due := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	policy.Apply(late, due, due.Add(26*time.Hour))
 	results := []Result{
-		{Name: "alice", Report: report("alice", 1, pass71(), pass72())},
-		{Name: "bob\x1b[2J", Report: report("bob", 1, fail71(grader.StatusFail), pass72())},
+		{Name: "alice", Report: reportOf("alice", 1, pass71(), pass72())},
+		{Name: "bob\x1b[2J", Report: reportOf("bob", 1, fail71(report.StatusFail), pass72())},
 		{Name: "carol", Report: late},
 		{Name: "dave", Err: errors.New("holds no demo.go")},
 	}

@@ -18,8 +18,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/safetext"
 )
 
 // Bins is the number of bars of the score histogram.
@@ -80,7 +81,7 @@ type Bin struct {
 
 // Label is the bin's range as a person reads it: "0–10", "90–100".
 func (b Bin) Label() string {
-	return grader.FormatPoints(b.Lo) + "–" + grader.FormatPoints(b.Hi)
+	return report.FormatPoints(b.Lo) + "–" + report.FormatPoints(b.Hi)
 }
 
 // ExerciseStats is how the class did on one exercise.
@@ -162,7 +163,7 @@ type Student struct {
 	// Exercises line up with Summary.Exercises.
 	Exercises []StudentExercise
 	// Late is the late policy's record, when one was applied.
-	Late *grader.Late
+	Late *report.Late
 	// Note says what went wrong as a whole: "rejected before building",
 	// "build failed", "not graded: <reason>"; "" otherwise.
 	Note string
@@ -197,7 +198,7 @@ func (s Student) LatePenalty() (float64, bool) {
 // or of another lab than l, different maximum scores (a class graded with
 // different --lab or --bonus flags), an exercise id twice in one report or
 // one that l does not have.
-func Summarize(reports []*grader.Report, notGraded map[string]string, l *lab.Lab) (*Summary, error) {
+func Summarize(reports []*report.Report, notGraded map[string]string, l *lab.Lab) (*Summary, error) {
 	s := &Summary{Graded: len(reports), NotGraded: len(notGraded), Hints: map[string][]lab.Hint{}}
 	if l != nil {
 		s.Lab, s.Title = l.Chapter, l.Title
@@ -248,7 +249,7 @@ func Summarize(reports []*grader.Report, notGraded map[string]string, l *lab.Lab
 			}
 		}
 	}
-	slices.SortFunc(sorted, func(a, b *grader.Report) int { return strings.Compare(a.Submission, b.Submission) })
+	slices.SortFunc(sorted, func(a, b *report.Report) int { return strings.Compare(a.Submission, b.Submission) })
 	if len(sorted) > 0 {
 		s.MaxScore = sorted[0].MaxScore
 	}
@@ -305,7 +306,7 @@ func Summarize(reports []*grader.Report, notGraded map[string]string, l *lab.Lab
 
 // exerciseStats lists every exercise some report has, in the lab's order
 // (without the lab, in the order of their ids, read as numbers).
-func exerciseStats(reports []*grader.Report, l *lab.Lab) []ExerciseStats {
+func exerciseStats(reports []*report.Report, l *lab.Lab) []ExerciseStats {
 	byID := map[string]*ExerciseStats{}
 	var out []*ExerciseStats
 	for _, r := range reports {
@@ -424,10 +425,10 @@ func testRules(l *lab.Lab) (map[string][]string, error) {
 
 // failedStatus reports whether a test with status ran and did not pass.
 func failedStatus(status string) bool {
-	return status != grader.StatusPass && status != grader.StatusNotRun
+	return status != report.StatusPass && status != report.StatusNotRun
 }
 
-func testStats(reports []*grader.Report, exercises []ExerciseStats, ruleTests map[string][]string) []TestStats {
+func testStats(reports []*report.Report, exercises []ExerciseStats, ruleTests map[string][]string) []TestStats {
 	byName := map[string]*TestStats{}
 	var out []*TestStats
 	for _, r := range reports {
@@ -441,7 +442,7 @@ func testStats(reports []*grader.Report, exercises []ExerciseStats, ruleTests ma
 				}
 				ts.Total++
 				switch {
-				case t.Status == grader.StatusNotRun:
+				case t.Status == report.StatusNotRun:
 					ts.NotRun++
 				case failedStatus(t.Status):
 					ts.Failed++
@@ -477,7 +478,7 @@ func compareRates(a, b, c, d int) int {
 	return cmp.Compare(a*d, c*b)
 }
 
-func ruleStats(l *lab.Lab, reports []*grader.Report, exercises []ExerciseStats, ruleTests map[string][]string) ([]RuleStats, error) {
+func ruleStats(l *lab.Lab, reports []*report.Report, exercises []ExerciseStats, ruleTests map[string][]string) ([]RuleStats, error) {
 	rules, err := l.Rules()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -512,7 +513,7 @@ func ruleStats(l *lab.Lab, reports []*grader.Report, exercises []ExerciseStats, 
 						tests[id] = map[string]bool{}
 					}
 					tests[id][t.Name] = true
-					if t.Status != grader.StatusNotRun {
+					if t.Status != report.StatusNotRun {
 						checked[id] = true
 					}
 					if failedStatus(t.Status) {
@@ -574,7 +575,7 @@ func timedOut(reason string) (string, bool) {
 	return "", false
 }
 
-func students(reports []*grader.Report, notGraded map[string]string, exercises []ExerciseStats) []Student {
+func students(reports []*report.Report, notGraded map[string]string, exercises []ExerciseStats) []Student {
 	var out []Student
 	for _, r := range reports {
 		st := Student{Name: r.Submission, Path: r.Path, Graded: true, Score: r.Score, MaxScore: r.MaxScore, Seconds: r.Seconds}
@@ -582,7 +583,7 @@ func students(reports []*grader.Report, notGraded map[string]string, exercises [
 			late := *r.Late
 			st.Late = &late
 		}
-		byID := map[string]grader.ExerciseReport{}
+		byID := map[string]report.ExerciseReport{}
 		for _, ex := range r.Exercises {
 			byID[ex.ID] = ex
 		}
@@ -631,4 +632,4 @@ func percent(a, b int) int {
 
 // visible shows text from a submission safely wherever it is printed, as
 // the grader's own reports do.
-func visible(s string) string { return grader.PrintableLine(s) }
+func visible(s string) string { return safetext.Line(s) }

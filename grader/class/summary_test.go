@@ -11,14 +11,15 @@ import (
 
 	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
 )
 
 // scored is a class of lab 7 (maximum 20) with the given scores, named
 // s00, s01, ... in that order.
-func scored(scores ...float64) []*grader.Report {
-	var out []*grader.Report
+func scored(scores ...float64) []*report.Report {
+	var out []*report.Report
 	for i, x := range scores {
-		out = append(out, withScore(report(fmt.Sprintf("s%02d", i), 1, fail71(grader.StatusFail), fail72()), x))
+		out = append(out, withScore(reportOf(fmt.Sprintf("s%02d", i), 1, fail71(report.StatusFail), fail72()), x))
 	}
 	return out
 }
@@ -65,9 +66,9 @@ func TestSummarize_HistogramEdges(t *testing.T) {
 	assert.Equal(t, "18–20", s.Histogram[9].Label(), "the last bin's label")
 
 	// Maximum 15: edges that are not whole numbers (1.5, 3, 4.5, ...).
-	var class []*grader.Report
+	var class []*report.Report
 	for i, x := range []float64{1.49, 1.5, 13.49, 13.5, 15} {
-		r := report(fmt.Sprintf("s%d", i), 1, exercise("7.1", 15, test("TestLab7_1_A", grader.StatusFail)))
+		r := reportOf(fmt.Sprintf("s%d", i), 1, exercise("7.1", 15, test("TestLab7_1_A", report.StatusFail)))
 		class = append(class, withScore(r, x))
 	}
 	s, err = Summarize(class, nil, nil)
@@ -120,11 +121,11 @@ func TestSummarize_PercentRoundsHalfUp(t *testing.T) {
 }
 
 func TestSummarize_ExercisesInTheirOrderWithoutTheLab(t *testing.T) {
-	ex := func(id string) grader.ExerciseReport {
-		return grader.ExerciseReport{ID: id, Passed: true, Points: 1, MaxPoints: 1}
+	ex := func(id string) report.ExerciseReport {
+		return report.ExerciseReport{ID: id, Passed: true, Points: 1, MaxPoints: 1}
 	}
-	r := &grader.Report{Submission: "a", Lab: "9", Exercises: []grader.ExerciseReport{ex("9.10"), ex("9.2"), ex("9.1")}, Score: 3, MaxScore: 3}
-	s, err := Summarize([]*grader.Report{r}, nil, nil)
+	r := &report.Report{Submission: "a", Lab: "9", Exercises: []report.ExerciseReport{ex("9.10"), ex("9.2"), ex("9.1")}, Score: 3, MaxScore: 3}
+	s, err := Summarize([]*report.Report{r}, nil, nil)
 	require.NoError(t, err)
 	var ids []string
 	for _, e := range s.Exercises {
@@ -160,13 +161,13 @@ func TestSummarize_TestFailureRates(t *testing.T) {
 }
 
 func TestSummarize_TestsThatDidNotRunAreNotFailures(t *testing.T) {
-	notRun := exercise("7.1", 10, test("TestLab7_1_A", grader.StatusNotRun), test("TestLab7_1_B", grader.StatusNotRun))
-	reports := []*grader.Report{
-		report("a", 1, notRun),
-		report("b", 1, notRun),
-		report("c", 1, exercise("7.1", 10, test("TestLab7_1_A", grader.StatusFail), test("TestLab7_1_B", grader.StatusPass))),
-		report("d", 1, exercise("7.1", 10, test("TestLab7_1_A", grader.StatusPass), test("TestLab7_1_B", grader.StatusSkip))),
-		report("e", 1, exercise("7.1", 10, test("TestLab7_1_A", grader.StatusPass), test("TestLab7_1_B", grader.StatusForged))),
+	notRun := exercise("7.1", 10, test("TestLab7_1_A", report.StatusNotRun), test("TestLab7_1_B", report.StatusNotRun))
+	reports := []*report.Report{
+		reportOf("a", 1, notRun),
+		reportOf("b", 1, notRun),
+		reportOf("c", 1, exercise("7.1", 10, test("TestLab7_1_A", report.StatusFail), test("TestLab7_1_B", report.StatusPass))),
+		reportOf("d", 1, exercise("7.1", 10, test("TestLab7_1_A", report.StatusPass), test("TestLab7_1_B", report.StatusSkip))),
+		reportOf("e", 1, exercise("7.1", 10, test("TestLab7_1_A", report.StatusPass), test("TestLab7_1_B", report.StatusForged))),
 	}
 	s, err := Summarize(reports, nil, nil)
 	require.NoError(t, err)
@@ -181,9 +182,9 @@ func TestSummarize_TestsThatDidNotRunAreNotFailures(t *testing.T) {
 
 func TestSummarize_TiesOfCountAreBrokenByRate(t *testing.T) {
 	// X failed once in 1 run, Y once in 2: the same count, X the higher rate.
-	reports := []*grader.Report{
-		report("a", 1, exercise("7.1", 10, test("TestLab7_1_Y", grader.StatusFail), test("TestLab7_1_X", grader.StatusFail))),
-		report("b", 1, exercise("7.1", 10, test("TestLab7_1_Y", grader.StatusPass), test("TestLab7_1_X", grader.StatusNotRun))),
+	reports := []*report.Report{
+		reportOf("a", 1, exercise("7.1", 10, test("TestLab7_1_Y", report.StatusFail), test("TestLab7_1_X", report.StatusFail))),
+		reportOf("b", 1, exercise("7.1", 10, test("TestLab7_1_Y", report.StatusPass), test("TestLab7_1_X", report.StatusNotRun))),
 	}
 	s, err := Summarize(reports, nil, nil)
 	require.NoError(t, err)
@@ -196,7 +197,7 @@ func TestSummarize_TestsMapToTheirRules(t *testing.T) {
 	reports, notGraded := class()
 	// An instructor's --tests test: the lab does not know it, so its rule
 	// cannot be told.
-	reports[0].Exercises[1].Tests = append(reports[0].Exercises[1].Tests, grader.TestReport{Name: "TestLab7_2_Mine", Status: grader.StatusFail, Hidden: true})
+	reports[0].Exercises[1].Tests = append(reports[0].Exercises[1].Tests, report.TestReport{Name: "TestLab7_2_Mine", Status: report.StatusFail, Hidden: true})
 	s, err := Summarize(reports, notGraded, fixtureLab(t))
 	require.NoError(t, err)
 	rules := map[string][]string{}
@@ -231,14 +232,14 @@ func TestSummarize_RulesOfLab10(t *testing.T) {
 	require.NoError(t, err)
 	l, err := cat.Lookup("10")
 	require.NoError(t, err)
-	ex := func(id, name string, max int, tests ...grader.TestReport) grader.ExerciseReport {
-		return grader.ExerciseReport{ID: id, Name: name, MaxPoints: max, Tests: tests}
+	ex := func(id, name string, max int, tests ...report.TestReport) report.ExerciseReport {
+		return report.ExerciseReport{ID: id, Name: name, MaxPoints: max, Tests: tests}
 	}
-	r := &grader.Report{Submission: "carol", Lab: "10", MaxScore: 35, Exercises: []grader.ExerciseReport{
-		ex("10.1", "PathTo", 15, grader.TestReport{Name: "TestLab10_1_WorkedExample", Status: grader.StatusFail}),
-		ex("10.5", "JSONLSessionStore", 20, grader.TestReport{Name: "TestLab10_5_FailedWriteTaintsWriter", Status: grader.StatusFail}),
+	r := &report.Report{Submission: "carol", Lab: "10", MaxScore: 35, Exercises: []report.ExerciseReport{
+		ex("10.1", "PathTo", 15, report.TestReport{Name: "TestLab10_1_WorkedExample", Status: report.StatusFail}),
+		ex("10.5", "JSONLSessionStore", 20, report.TestReport{Name: "TestLab10_5_FailedWriteTaintsWriter", Status: report.StatusFail}),
 	}}
-	s, err := Summarize([]*grader.Report{r}, nil, l)
+	s, err := Summarize([]*report.Report{r}, nil, l)
 	require.NoError(t, err)
 	rules := map[string][]string{}
 	for _, ts := range s.Tests {
@@ -263,14 +264,14 @@ func TestSummarize_RulesOfLab10(t *testing.T) {
 }
 
 func TestSummarize_TimedOutAndSlowest(t *testing.T) {
-	timedOut := func(reason string) grader.ExerciseReport {
-		ex := fail71(grader.StatusNoEnd)
+	timedOut := func(reason string) report.ExerciseReport {
+		ex := fail71(report.StatusNoEnd)
 		ex.Reason = reason
 		return ex
 	}
-	var reports []*grader.Report
+	var reports []*report.Report
 	for i, sec := range []float64{1, 7, 3, 7, 2, 9, 0.5} {
-		reports = append(reports, report(fmt.Sprintf("s%d", i), sec, pass71()))
+		reports = append(reports, reportOf(fmt.Sprintf("s%d", i), sec, pass71()))
 	}
 	reports[1].Exercises[0] = timedOut("timed out: still running after 30s")
 	reports[2].Exercises[0] = timedOut("no test started within 30s: the package's initialisation did not finish")
@@ -291,13 +292,13 @@ func TestSummarize_TimedOutAndSlowest(t *testing.T) {
 
 func TestSummarize_StudentRows(t *testing.T) {
 	reports, notGraded := class()
-	late := report("erin", 1, pass71(), pass72())
+	late := reportOf("erin", 1, pass71(), pass72())
 	due := time.Date(2026, 3, 1, 23, 59, 0, 0, time.UTC)
 	policy, err := grader.ParseLatePolicy("10%/day")
 	require.NoError(t, err)
 	policy.Apply(late, due, due.Add(26*time.Hour))
-	rejected := report("frank", 1, fail71(grader.StatusNotRun), exercise("7.2", 10, test("TestLab7_2_C", grader.StatusNotRun)))
-	rejected.Build = grader.Build{Rejected: true, Output: "session.go:3: import \"os\" is not allowed"}
+	rejected := reportOf("frank", 1, fail71(report.StatusNotRun), exercise("7.2", 10, test("TestLab7_2_C", report.StatusNotRun)))
+	rejected.Build = report.Build{Rejected: true, Output: "session.go:3: import \"os\" is not allowed"}
 	reports = append(reports, late, rejected)
 
 	s, err := Summarize(reports, notGraded, nil)
@@ -343,7 +344,7 @@ func TestSummarize_DoesNotChangeTheReports(t *testing.T) {
 }
 
 func TestSummarize_IsDeterministic(t *testing.T) {
-	var reports []*grader.Report
+	var reports []*report.Report
 	notGraded := map[string]string{}
 	for i := range 40 {
 		name := fmt.Sprintf("s%02d", (i*17)%40)
@@ -351,9 +352,9 @@ func TestSummarize_IsDeterministic(t *testing.T) {
 		case 0:
 			notGraded[name] = "unreadable " + name
 		case 1:
-			reports = append(reports, report(name, float64(i%3), pass71(), fail72()))
+			reports = append(reports, reportOf(name, float64(i%3), pass71(), fail72()))
 		default:
-			reports = append(reports, report(name, float64(i%3), fail71(grader.StatusFail), pass72()))
+			reports = append(reports, reportOf(name, float64(i%3), fail71(report.StatusFail), pass72()))
 		}
 	}
 	first, err := Summarize(reports, notGraded, fixtureLab(t))
@@ -367,27 +368,27 @@ func TestSummarize_IsDeterministic(t *testing.T) {
 
 func TestSummarize_RefusesWhatIsNotOneClass(t *testing.T) {
 	l := fixtureLab(t)
-	other := report("zoe", 1, pass71())
+	other := reportOf("zoe", 1, pass71())
 	other.Lab = "8"
-	bigger := report("zoe", 1, pass71(), pass72(), exercise("7.3", 5, test("TestLab7_3_E", grader.StatusPass)))
-	twice := report("zoe", 1, pass71(), pass71())
-	unknown := report("zoe", 1, pass71(), exercise("7.9", 10, test("TestLab7_9_X", grader.StatusPass)))
+	bigger := reportOf("zoe", 1, pass71(), pass72(), exercise("7.3", 5, test("TestLab7_3_E", report.StatusPass)))
+	twice := reportOf("zoe", 1, pass71(), pass71())
+	unknown := reportOf("zoe", 1, pass71(), exercise("7.9", 10, test("TestLab7_9_X", report.StatusPass)))
 	for _, c := range []struct {
 		name      string
-		reports   []*grader.Report
+		reports   []*report.Report
 		notGraded map[string]string
 		lab       *lab.Lab
 		want      string
 	}{
-		{"a nil report", []*grader.Report{report("a", 1, pass71()), nil}, nil, nil, "report 1 is nil"},
-		{"no name", []*grader.Report{report("", 1, pass71())}, nil, nil, "no submission name"},
-		{"a name twice", []*grader.Report{report("a", 1, pass71()), report("a", 2, pass71())}, nil, nil, `two submissions are named "a"`},
-		{"a graded name also not graded", []*grader.Report{report("a", 1, pass71())}, map[string]string{"a": "x"}, nil, `two submissions are named "a"`},
-		{"two labs", []*grader.Report{report("a", 1, pass71()), other}, nil, nil, "one class is one lab"},
-		{"another lab than the one given", []*grader.Report{other}, nil, l, `zoe was graded against lab "8", not lab 7`},
-		{"different maximum scores", []*grader.Report{report("a", 1, pass71(), pass72()), bigger}, nil, nil, "zoe has a maximum score of 25, a of 20"},
-		{"an exercise twice", []*grader.Report{twice}, nil, nil, `zoe has exercise "7.1" twice`},
-		{"an exercise the lab does not have", []*grader.Report{unknown}, nil, l, `zoe has exercise "7.9", which lab 7 does not have`},
+		{"a nil report", []*report.Report{reportOf("a", 1, pass71()), nil}, nil, nil, "report 1 is nil"},
+		{"no name", []*report.Report{reportOf("", 1, pass71())}, nil, nil, "no submission name"},
+		{"a name twice", []*report.Report{reportOf("a", 1, pass71()), reportOf("a", 2, pass71())}, nil, nil, `two submissions are named "a"`},
+		{"a graded name also not graded", []*report.Report{reportOf("a", 1, pass71())}, map[string]string{"a": "x"}, nil, `two submissions are named "a"`},
+		{"two labs", []*report.Report{reportOf("a", 1, pass71()), other}, nil, nil, "one class is one lab"},
+		{"another lab than the one given", []*report.Report{other}, nil, l, `zoe was graded against lab "8", not lab 7`},
+		{"different maximum scores", []*report.Report{reportOf("a", 1, pass71(), pass72()), bigger}, nil, nil, "zoe has a maximum score of 25, a of 20"},
+		{"an exercise twice", []*report.Report{twice}, nil, nil, `zoe has exercise "7.1" twice`},
+		{"an exercise the lab does not have", []*report.Report{unknown}, nil, l, `zoe has exercise "7.9", which lab 7 does not have`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := Summarize(c.reports, c.notGraded, c.lab)
@@ -401,7 +402,7 @@ func TestSummarize_RefusesWhatIsNotOneClass(t *testing.T) {
 func TestSummarize_NamesAreShownSafely(t *testing.T) {
 	assert.Equal(t, `a\x1b[31mb\u202ec`, visible("a\x1b[31mb\u202ec"), "visible(escape sequence and bidi override)")
 	assert.Equal(t, `tab\x09and\x0anewline`, visible("tab\tand\nnewline"), "visible keeps a name on one line")
-	_, err := Summarize([]*grader.Report{report("a\x1bb", 1, pass71()), report("a\x1bb", 1, pass71())}, nil, nil)
+	_, err := Summarize([]*report.Report{reportOf("a\x1bb", 1, pass71()), reportOf("a\x1bb", 1, pass71())}, nil, nil)
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), `a\\x1bb`) && !strings.Contains(err.Error(), "\x1b"),
 		"Summarize's error %q should show the name's escape character as \\x1b", err)

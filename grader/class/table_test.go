@@ -18,7 +18,7 @@ func TestTableWritesRowsAsTheyComeAndTheRosterLast(t *testing.T) {
 	tab, err := NewTable(&b, []string{"7.1"}, ros)
 	require.NoError(t, err)
 	assert.Equal(t, "submission,email,7.1,score,max_score,raw_score,late_penalty,note\n", b.String(), "the header is written at once")
-	require.NoError(t, tab.Add(Result{Name: "alice", Report: report("alice", 1, pass71())}))
+	require.NoError(t, tab.Add(Result{Name: "alice", Report: reportOf("alice", 1, pass71())}))
 	assert.Contains(t, b.String(), "alice,a@x,10,10,10,,,\n", "a row is written as soon as it is added")
 	require.NoError(t, tab.Add(Result{Name: "=zoe", Err: errors.New("holds no demo.go")}))
 	missing, unknown, err := tab.Finish()
@@ -41,7 +41,7 @@ func TestRegradeReplacesRowsInPlace(t *testing.T) {
 	assert.True(t, g.Failed("bob"))
 	assert.True(t, g.Failed("carol"), "not graded counts as failed")
 	assert.True(t, g.Failed("dave"), "no row yet: graded")
-	require.NoError(t, g.Add(Result{Name: "bob", Report: report("bob", 1, pass71())}))
+	require.NoError(t, g.Add(Result{Name: "bob", Report: reportOf("bob", 1, pass71())}))
 	var b strings.Builder
 	require.NoError(t, g.Book.Write(&b))
 	assert.Equal(t, "submission,7.1,score,max_score,raw_score,late_penalty,note\nalice,10,10,10,,,\nbob,10,10,10,,,\ncarol,,,,,,not graded: holds no demo.go\n", b.String())

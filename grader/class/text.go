@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/report"
 )
 
 // maxTextTimeOuts is how many timed-out exercises the text names.
@@ -32,8 +32,8 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 		return err
 	}
 	fmt.Fprintf(&b, ": mean %s, median %s of %d (lowest %s, highest %s)\n",
-		grader.FormatPoints(s.Score.Mean), grader.FormatPoints(s.Score.Median), s.MaxScore,
-		grader.FormatPoints(s.Score.Min), grader.FormatPoints(s.Score.Max))
+		report.FormatPoints(s.Score.Mean), report.FormatPoints(s.Score.Median), s.MaxScore,
+		report.FormatPoints(s.Score.Min), report.FormatPoints(s.Score.Max))
 
 	rates := make([]string, len(s.Exercises))
 	for i, e := range s.Exercises {

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
 )
 
 func TestWriteSummaryText_GivesTheGistInAFewLines(t *testing.T) {
@@ -25,11 +25,11 @@ most failed: TestLab7_1_B (7.1, rules 7.1.1, 7.1.2): 2 of 3 (67%)
 }
 
 func TestWriteSummaryText_NamesWhatTimedOut(t *testing.T) {
-	var reports []*grader.Report
+	var reports []*report.Report
 	for _, name := range []string{"a", "b", "c", "d", "e", "f", "g\x1b[2J"} {
-		ex := fail71(grader.StatusNoEnd)
+		ex := fail71(report.StatusNoEnd)
 		ex.Reason = "timed out: still running after 30s"
-		reports = append(reports, report(name, 1, ex))
+		reports = append(reports, reportOf(name, 1, ex))
 	}
 	s, err := Summarize(reports, nil, nil)
 	require.NoError(t, err)
@@ -51,7 +51,7 @@ func TestWriteSummaryText_NothingGraded(t *testing.T) {
 }
 
 func TestWriteSummaryText_EveryTestPassed(t *testing.T) {
-	s, err := Summarize([]*grader.Report{report("a", 1, pass71(), pass72())}, nil, nil)
+	s, err := Summarize([]*report.Report{reportOf("a", 1, pass71(), pass72())}, nil, nil)
 	require.NoError(t, err)
 	var b strings.Builder
 	require.NoError(t, WriteSummaryText(&b, s))
@@ -68,13 +68,13 @@ func TestWriteSummaryText_TheExampleOfTheInstructorsGuide(t *testing.T) {
 	l, err := cat.Lookup("10")
 	require.NoError(t, err)
 	// status gives a test its status in a submission: public or hidden.
-	grade := func(name string, score float64, status func(ex lab.Exercise, hidden bool) string) *grader.Report {
-		r := &grader.Report{Submission: name, Lab: "10", Build: grader.Build{OK: true}, Score: score}
+	grade := func(name string, score float64, status func(ex lab.Exercise, hidden bool) string) *report.Report {
+		r := &report.Report{Submission: name, Lab: "10", Build: report.Build{OK: true}, Score: score}
 		for _, ex := range l.Exercises {
 			if ex.Bonus {
 				continue
 			}
-			er := grader.ExerciseReport{ID: ex.ID, Name: ex.Name, MaxPoints: ex.Points, Passed: true}
+			er := report.ExerciseReport{ID: ex.ID, Name: ex.Name, MaxPoints: ex.Points, Passed: true}
 			for _, hidden := range []bool{false, true} {
 				names := l.PublicTests(ex.ID)
 				if hidden {
@@ -82,8 +82,8 @@ func TestWriteSummaryText_TheExampleOfTheInstructorsGuide(t *testing.T) {
 				}
 				for _, n := range names {
 					st := status(ex, hidden)
-					er.Tests = append(er.Tests, grader.TestReport{Name: n, Status: st, Hidden: hidden})
-					er.Passed = er.Passed && st == grader.StatusPass
+					er.Tests = append(er.Tests, report.TestReport{Name: n, Status: st, Hidden: hidden})
+					er.Passed = er.Passed && st == report.StatusPass
 				}
 			}
 			if er.Passed {
@@ -96,22 +96,22 @@ func TestWriteSummaryText_TheExampleOfTheInstructorsGuide(t *testing.T) {
 	}
 	stub := func(_ lab.Exercise, hidden bool) string {
 		if hidden {
-			return grader.StatusNotRun // hidden tests run only after the public ones passed
+			return report.StatusNotRun // hidden tests run only after the public ones passed
 		}
-		return grader.StatusFail
+		return report.StatusFail
 	}
-	reports := []*grader.Report{
-		grade("alice", 100, func(lab.Exercise, bool) string { return grader.StatusPass }),
+	reports := []*report.Report{
+		grade("alice", 100, func(lab.Exercise, bool) string { return report.StatusPass }),
 		grade("bob", 0, stub),
 		grade("carol", 85, func(ex lab.Exercise, _ bool) string {
 			if ex.ID == "10.1" {
-				return grader.StatusFail
+				return report.StatusFail
 			}
-			return grader.StatusPass
+			return report.StatusPass
 		}),
-		grade("eve", 0, func(lab.Exercise, bool) string { return grader.StatusNotRun }),
+		grade("eve", 0, func(lab.Exercise, bool) string { return report.StatusNotRun }),
 	}
-	reports[3].Build = grader.Build{Rejected: true}
+	reports[3].Build = report.Build{Rejected: true}
 	s, err := Summarize(reports, map[string]string{"dave": "submissions/dave: holds no session.go"}, l)
 	require.NoError(t, err)
 	var b strings.Builder

@@ -14,6 +14,8 @@ import (
 
 	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/sandbox"
 	"github.com/coursekit/course/solutions"
 )
 
@@ -55,7 +57,7 @@ type Result struct {
 	KilledBy []string
 	// Failing and Total count the candidate's failing tests and all tests.
 	Failing, Total int
-	Report         *grader.Report
+	Report         *report.Report
 }
 
 // Summary is the whole self-check of one lab.
@@ -219,7 +221,7 @@ func (gs *graders) get(k graderKey) (*grader.Grader, error) {
 	lg.once.Do(func() {
 		// Bonus: the optional exercises' tests must tell right from wrong too.
 		o := grader.Options{Lab: gs.opts.Lab, Hidden: true, Bonus: true, Timeout: gs.opts.Timeout,
-			NoRace: gs.opts.NoRace, OwnCode: true, Sandbox: grader.SandboxBest}
+			NoRace: gs.opts.NoRace, OwnCode: true, Sandbox: sandbox.Best}
 		if k.exercise != "" {
 			o.Exercises, o.SkipPolicy = []string{k.exercise}, true
 		}
@@ -287,7 +289,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 				return // stopped: a failure elsewhere, or the caller
 			}
 			g, err := gs.get(graderFor(c))
-			var rep *grader.Report
+			var rep *report.Report
 			if err == nil {
 				rep, err = g.Grade(ctx, &grader.Submission{Name: c.Name, Path: string(c.Kind) + ":" + c.Name,
 					Files: map[string][]byte{opts.Lab.Editable[0]: c.Source}})
@@ -327,13 +329,13 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 }
 
 // judge decides whether a graded candidate did what its kind must.
-func judge(c Candidate, rep *grader.Report, rulesOf map[string][]string) Result {
+func judge(c Candidate, rep *report.Report, rulesOf map[string][]string) Result {
 	r := Result{Candidate: c, Report: rep}
 	var passing []string
 	for _, ex := range rep.Exercises {
 		for _, t := range ex.Tests {
 			r.Total++
-			if t.Status == grader.StatusPass {
+			if t.Status == report.StatusPass {
 				passing = append(passing, t.Name)
 			} else {
 				r.Failing++
@@ -358,7 +360,7 @@ func judge(c Candidate, rep *grader.Report, rulesOf map[string][]string) Result 
 			var failing []string
 			for _, ex := range rep.Exercises {
 				for _, t := range ex.Tests {
-					if t.Status != grader.StatusPass {
+					if t.Status != report.StatusPass {
 						failing = append(failing, t.Name+" ("+t.Status+")")
 					}
 				}
@@ -374,7 +376,7 @@ func judge(c Candidate, rep *grader.Report, rulesOf map[string][]string) Result 
 			}
 			for _, t := range ex.Tests {
 				tests++
-				if t.Status != grader.StatusPass {
+				if t.Status != report.StatusPass {
 					failing = append(failing, t.Name+" ("+t.Status+")")
 				}
 			}
@@ -399,7 +401,7 @@ func judge(c Candidate, rep *grader.Report, rulesOf map[string][]string) Result 
 			for _, t := range ex.Tests {
 				// A test that did not run (a hidden one, after a public
 				// test failed) killed nothing.
-				if t.Status != grader.StatusPass && t.Status != grader.StatusNotRun {
+				if t.Status != report.StatusPass && t.Status != report.StatusNotRun {
 					r.KilledBy = append(r.KilledBy, t.Name)
 				}
 			}

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/safetext"
 )
 
 // HTMLOptions are the choices of WriteHTML.
@@ -33,7 +33,7 @@ var pageTemplate = template.Must(template.New("page").Parse(pageSource))
 func WriteHTML(w io.Writer, r *Result, pairs []Pair, opts HTMLOptions) error {
 	p := htmlPage{Title: opts.Title, K: r.opts.K, W: r.opts.W, Submissions: r.Len(), CommonLimit: r.CommonLimit}
 	for _, n := range opts.Notes {
-		p.Notes = append(p.Notes, grader.PrintableLine(n))
+		p.Notes = append(p.Notes, safetext.Line(n))
 	}
 	for i, pair := range pairs {
 		p.Pairs = append(p.Pairs, r.htmlPair(i+1, pair))
@@ -88,7 +88,7 @@ const palette = 6
 func (r *Result) htmlPair(n int, p Pair) htmlPair {
 	regions, ta, tb := r.regions(p)
 	hp := htmlPair{
-		N: n, A: grader.PrintableLine(r.Name(p.A)), B: grader.PrintableLine(r.Name(p.B)),
+		N: n, A: safetext.Line(r.Name(p.A)), B: safetext.Line(r.Name(p.B)),
 		Score: Percent(p.Score), CoverA: Percent(p.CoverA), CoverB: Percent(p.CoverB),
 	}
 	da, db := r.docs[p.A], r.docs[p.B]
@@ -179,7 +179,7 @@ func sourceLines(src []byte, marks []mark, anchor, other string) []htmlLine {
 func visible(s string) string {
 	parts := strings.Split(s, "\t")
 	for i, p := range parts {
-		parts[i] = grader.PrintableLine(p)
+		parts[i] = safetext.Line(p)
 	}
 	return strings.Join(parts, "\t")
 }

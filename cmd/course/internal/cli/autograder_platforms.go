@@ -16,6 +16,7 @@ import (
 	"github.com/coursekit/course/grader/autograder"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/release"
+	"github.com/coursekit/course/grader/report"
 )
 
 // Classroom50Options are the inputs of `course autograder classroom50`.
@@ -312,14 +313,14 @@ report viewers). It grades nothing.`,
 }
 
 func runAutograderReport(opts *ReportOptions) error {
-	var write func(w io.Writer, r *grader.Report) error
+	var write func(w io.Writer, r *report.Report) error
 	switch opts.Format {
 	case "text":
-		write = func(w io.Writer, r *grader.Report) error { return grader.WriteText(w, r, grader.Style{}) }
+		write = func(w io.Writer, r *report.Report) error { return grader.WriteText(w, r, grader.Style{}) }
 	case "markdown":
 		write = grader.WriteMarkdown
 	case "junit":
-		write = func(w io.Writer, r *grader.Report) error {
+		write = func(w io.Writer, r *report.Report) error {
 			data, err := grader.JUnit(r)
 			if err == nil {
 				_, err = w.Write(data)
@@ -336,7 +337,7 @@ func runAutograderReport(opts *ReportOptions) error {
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
 		return usageError(fmt.Errorf("%s holds the reports of several submissions; give the report of one", opts.From))
 	}
-	var r grader.Report
+	var r report.Report
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&r); err != nil {
 		return usageError(fmt.Errorf("%s: not a report of course grade --json: %w", opts.From, err))

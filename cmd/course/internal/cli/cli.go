@@ -13,8 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coursekit/course/grader/lab"
-
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/safetext"
 )
 
 // Exit statuses, as go test uses them.
@@ -97,7 +96,7 @@ func Run(f *Factory, args []string) int {
 		path = cmd.CommandPath()
 	}
 	// Errors name paths and archive members that a submission chose.
-	fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", path, grader.PrintableLine(firstLine(ee.Error())))
+	fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", path, safetext.Line(firstLine(ee.Error())))
 	if ee.Code == ExitUsage && !ee.NoHelp {
 		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", path)
 	}

@@ -21,6 +21,9 @@ import (
 	"github.com/coursekit/course/grader"
 	classpkg "github.com/coursekit/course/grader/class"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/safetext"
+	"github.com/coursekit/course/grader/sandbox"
 )
 
 // Output formats of `course grade`.
@@ -152,7 +155,7 @@ command, interrupted). See docs/grading.md.`,
 	fl.StringVar(&opts.TestsDir, "tests", "", "also run the *_test.go files of `DIR` (a private suite), as hidden tests")
 	fl.BoolVar(&opts.NoHidden, "no-hidden", false, "run only the public tests")
 	fl.BoolVar(&opts.Bonus, "bonus", false, "also grade the bonus exercises (see course list); their points count only then")
-	fl.StringVar(&opts.Sandbox, "sandbox", string(grader.SandboxStrict), "`MODE`: strict (a full sandbox or no grading), best (the strongest this machine has; the report says which), off (no sandbox: never for student code)")
+	fl.StringVar(&opts.Sandbox, "sandbox", string(sandbox.Strict), "`MODE`: strict (a full sandbox or no grading), best (the strongest this machine has; the report says which), off (no sandbox: never for student code)")
 	fl.BoolVar(&opts.NoSandbox, "no-sandbox", false, "the same as --sandbox off")
 	_ = fl.MarkDeprecated("no-sandbox", "use --sandbox off")
 	fl.StringVar(&opts.Chapter, "chapter", "", "the lab's `CHAPTER` (default: the only one, or what the submissions say)")
@@ -177,12 +180,12 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	if opts.Timeout <= 0 {
 		return usageError(fmt.Errorf("--timeout %s: must be positive", opts.Timeout))
 	}
-	mode, err := grader.ParseSandboxMode(opts.Sandbox)
+	mode, err := sandbox.ParseMode(opts.Sandbox)
 	if err != nil {
 		return usageError(fmt.Errorf("--sandbox: %w", err))
 	}
 	if opts.NoSandbox {
-		mode = grader.SandboxOff
+		mode = sandbox.Off
 	}
 	memory, err := humanize.ParseBytes(opts.Memory)
 	if err != nil || memory < 64<<20 {
@@ -278,7 +281,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	if err != nil {
 		return usageError(err) // --tests DIR
 	}
-	if iso := g.Isolation(); iso.Level != grader.LevelFull {
+	if iso := g.Isolation(); iso.Level != report.LevelFull {
 		// Asked for with --sandbox best or off: say once, where a person
 		// sees it, what the verdicts below are not protected from.
 		fmt.Fprintf(opts.IO.ErrOut, "warning: grading with isolation %s; not protected: %s\n",
@@ -593,7 +596,7 @@ func runGradeFrom(opts *GradeOptions) error {
 
 // reports0Lab is the chapter of a saved report: ReadJSON has made sure
 // every report is of one lab. --chapter, when given, must agree.
-func reports0Lab(reports []*grader.Report, chapter string) string {
+func reports0Lab(reports []*report.Report, chapter string) string {
 	if len(reports) == 0 {
 		return chapter
 	}
@@ -689,16 +692,16 @@ func nameSubmissions(subs []*grader.Submission, unreadable []classpkg.Result) {
 	}
 	count := map[string]int{}
 	for _, n := range names {
-		count[grader.PrintableLine(*n)]++
+		count[safetext.Line(*n)]++
 	}
 	for i, n := range names {
-		if count[grader.PrintableLine(*n)] > 1 {
+		if count[safetext.Line(*n)] > 1 {
 			*n = paths[i]
 		}
 	}
 	seen := map[string]int{}
 	for _, n := range names {
-		shown := grader.PrintableLine(*n)
+		shown := safetext.Line(*n)
 		if seen[shown]++; seen[shown] > 1 {
 			*n = fmt.Sprintf("%s #%d", *n, seen[shown])
 		}
@@ -928,14 +931,14 @@ func (t *csvTable) close() error {
 	if len(missing) > 0 {
 		names := make([]string, len(missing))
 		for i, n := range missing {
-			names[i] = grader.PrintableLine(n)
+			names[i] = safetext.Line(n)
 		}
 		fmt.Fprintf(t.warn, "no submission from %d of the roster (a row each, noted \"no submission\"): %s\n", len(missing), strings.Join(names, ", "))
 	}
 	if len(unknown) > 0 {
 		names := make([]string, len(unknown))
 		for i, n := range unknown {
-			names[i] = grader.PrintableLine(n)
+			names[i] = safetext.Line(n)
 		}
 		fmt.Fprintf(t.warn, "warning: not in the roster, so without a student's id: %s\n", strings.Join(names, ", "))
 	}

@@ -9,8 +9,9 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/coursekit/course/grader"
 	classpkg "github.com/coursekit/course/grader/class"
+	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/safetext"
 )
 
 // A terminal is a stream that says whether it is one; an *os.File is
@@ -54,11 +55,11 @@ func (p lineProgress) done(r classpkg.Result, n, total int) {
 func (lineProgress) close() {}
 
 func doneLine(r classpkg.Result) string {
-	name := grader.PrintableLine(r.Name)
+	name := safetext.Line(r.Name)
 	if r.Err != nil {
-		return "not graded " + name + ": " + grader.PrintableLine(firstLine(r.Err.Error()))
+		return "not graded " + name + ": " + safetext.Line(firstLine(r.Err.Error()))
 	}
-	return fmt.Sprintf("graded %s %s/%d", name, grader.FormatPoints(r.Report.Score), r.Report.MaxScore)
+	return fmt.Sprintf("graded %s %s/%d", name, report.FormatPoints(r.Report.Score), r.Report.MaxScore)
 }
 
 // barProgress is a progress bar, redrawn every second so that its clock

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/safetext"
 	"github.com/coursekit/course/grader/similarity"
 	"github.com/coursekit/course/grader/textcol"
 )
@@ -136,7 +137,7 @@ func runSimilar(opts *SimilarOptions) error {
 	}
 	skipped := indexSubmissions(x, l, paths)
 	for _, s := range skipped {
-		fmt.Fprintf(opts.IO.ErrOut, "%s: not compared: %s\n", grader.PrintableLine(s.Name), grader.PrintableLine(s.Reason))
+		fmt.Fprintf(opts.IO.ErrOut, "%s: not compared: %s\n", safetext.Line(s.Name), safetext.Line(s.Reason))
 	}
 	if x.Len() < 2 {
 		return cannotGrade(fmt.Errorf("%d of %d submissions could be read: nothing to compare", x.Len(), len(paths)))
@@ -296,7 +297,7 @@ func writeSimilarText(w io.Writer, minFlag string, l *lab.Lab, r *similarity.Res
 	for i, p := range shown {
 		rows = append(rows, []textcol.Cell{
 			textcol.Plain(strconv.Itoa(i + 1)), textcol.Plain(similarity.Percent(p.Score)),
-			textcol.Plain(grader.PrintableLine(r.Name(p.A))), textcol.Plain(grader.PrintableLine(r.Name(p.B))),
+			textcol.Plain(safetext.Line(r.Name(p.A))), textcol.Plain(safetext.Line(r.Name(p.B))),
 			textcol.Plain(similarity.Percent(p.CoverA)), textcol.Plain(similarity.Percent(p.CoverB)),
 			textcol.Plain(longest(regions[i])),
 		})

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/safetext"
 	"github.com/coursekit/course/grader/sessionview"
 )
 
@@ -143,7 +143,7 @@ func readHistory(p string) ([]byte, error) {
 // treeSummary is the first line: how many entries, roots and branch points.
 func treeSummary(path string, s *sessionview.Session) string {
 	if len(s.Entries) == 0 && len(s.Headers) == 0 {
-		return grader.PrintableLine(path) + ": no committed entries"
+		return safetext.Line(path) + ": no committed entries"
 	}
 	t := s.Tree()
 	branches := 0
@@ -166,7 +166,7 @@ func treeSummary(path string, s *sessionview.Session) string {
 		parts = append(parts, treePlural(n, "entry on a cycle", "entries on a cycle"))
 	}
 	// The file's name is the student's to choose: shown escaped.
-	return fmt.Sprintf("%s: %s", grader.PrintableLine(path), strings.Join(parts, ", "))
+	return fmt.Sprintf("%s: %s", safetext.Line(path), strings.Join(parts, ", "))
 }
 
 func treePlural(n int, one, many string) string {

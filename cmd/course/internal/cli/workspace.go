@@ -21,6 +21,7 @@ import (
 
 	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/testjson"
 )
 
@@ -152,11 +153,11 @@ func execGoTest(ctx context.Context, dir string, args []string, out io.Writer) (
 
 // Statuses of one test, as grader reports use them.
 const (
-	statusPass   = grader.StatusPass
-	statusFail   = grader.StatusFail
-	statusSkip   = grader.StatusSkip
-	statusNotRun = grader.StatusNotRun // never started: a crash before it, a build failure
-	statusNoEnd  = grader.StatusNoEnd  // started, never finished: a crash in it, a hang
+	statusPass   = report.StatusPass
+	statusFail   = report.StatusFail
+	statusSkip   = report.StatusSkip
+	statusNotRun = report.StatusNotRun // never started: a crash before it, a build failure
+	statusNoEnd  = report.StatusNoEnd  // started, never finished: a crash in it, a hang
 )
 
 // testOutcome is one test of an exercise after a run.

@@ -1,4 +1,4 @@
-package grader
+package report
 
 import (
 	"math"
@@ -7,19 +7,19 @@ import (
 	"github.com/coursekit/course/grader/lab"
 )
 
-// round2 rounds to hundredths: points are shown, and added up by
+// Round2 rounds to hundredths: points are shown, and added up by
 // gradebooks, with at most two decimals.
-func round2(x float64) float64 { return math.Round(x*100) / 100 }
+func Round2(x float64) float64 { return math.Round(x*100) / 100 }
 
 // FormatPoints writes points as a person reads them: "15", "7.5", "3.33".
-func FormatPoints(x float64) string { return strconv.FormatFloat(round2(x), 'f', -1, 64) }
+func FormatPoints(x float64) string { return strconv.FormatFloat(Round2(x), 'f', -1, 64) }
 
-// score sets er's scoring, and for an exercise scored per test each test's
+// Score sets er's scoring, and for an exercise scored per test each test's
 // worth (the exercise's points shared by weight) and what it earned: a
 // pass earns its worth, unless the run it came from imitated the test
 // runner or left an unreadable report. er.Points is then their sum, in
 // hundredths (all of it when the exercise passed).
-func score(ex lab.Exercise, er *ExerciseReport) {
+func Score(ex lab.Exercise, er *ExerciseReport) {
 	er.Scoring = lab.ScoreAll
 	if !ex.PerTest() {
 		return
@@ -37,14 +37,14 @@ func score(ex lab.Exercise, er *ExerciseReport) {
 		t := &er.Tests[i]
 		worth := float64(er.MaxPoints) * float64(ex.Weight(t.Name)) / float64(total)
 		got := 0.0
-		if t.Status == StatusPass && !t.void {
+		if t.Status == StatusPass && !t.Void {
 			got = worth
 		}
 		earned += got
-		w, g := round2(worth), round2(got)
+		w, g := Round2(worth), Round2(got)
 		t.Points, t.MaxPoints = &g, &w
 	}
-	er.Points = round2(earned)
+	er.Points = Round2(earned)
 	if er.Passed {
 		er.Points = float64(er.MaxPoints)
 	}

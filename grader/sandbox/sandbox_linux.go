@@ -1,6 +1,6 @@
 //go:build linux
 
-package grader
+package sandbox
 
 import (
 	"bufio"
@@ -20,11 +20,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coursekit/course/grader/internal/helperprog"
+	"github.com/coursekit/course/grader/internal/procgroup"
+	"github.com/coursekit/course/grader/report"
 	"golang.org/x/sys/unix"
 )
 
 // sandbox confines runs of student code on Linux. At its strongest
-// (LevelFull) every run is started through bubblewrap: an empty root
+// (report.LevelFull) every run is started through bubblewrap: an empty root
 // holding only the test binary (read-only, execute-only) and a private
 // tmpfs for its temp dir, its own mount, PID, network, IPC, UTS and user
 // namespaces, a user id of its own (the grader runs as root) or the
@@ -35,17 +38,17 @@ import (
 // Every command, trusted or not, starts through a tiny shell trampoline
 // that waits on a pipe until the grader has put it into its cgroup and set
 // its rlimits: nothing the program does can happen before its limits.
-type sandbox struct {
-	mode    SandboxMode
-	iso     Isolation
-	why     string // what stopped a stronger level, for the SandboxError
+type Sandbox struct {
+	mode    Mode
+	iso     report.Isolation
+	why     string // what stopped a stronger level, for the Error
 	sh      string
 	setpriv string // drops a run's trampoline to its uid (the grader runs as root)
-	bwrap   string // set at LevelFull
+	bwrap   string // set at report.LevelFull
 	// disableUserns is bubblewrap's --disable-userns: no user namespace
 	// inside the sandbox (bubblewrap 0.8 and later).
 	disableUserns bool
-	cloneflags    uintptr // LevelPartial: the namespaces the kernel allows without bubblewrap
+	cloneflags    uintptr // report.LevelPartial: the namespaces the kernel allows without bubblewrap
 	cg            *cgroupSet
 	uids          *uidPool
 	memory        int64
@@ -59,10 +62,22 @@ type sandbox struct {
 // becomes the program. If the grader closes the pipe instead, it exits.
 const gateScript = `read -r _ || exit 111; exec "$@" </dev/null`
 
-// newSandbox finds the strongest confinement this machine gives and, in
-// SandboxStrict mode, refuses anything below LevelFull.
-func newSandbox(mode SandboxMode, memory int64, procs int, noBwrap bool) (*sandbox, error) {
-	s := &sandbox{mode: mode, memory: memory, procs: procs}
+// New finds the strongest confinement this machine gives and, in
+// Strict mode, refuses anything below report.LevelFull.
+// New finds the strongest confinement this machine gives and, in Strict
+// mode, refuses anything below LevelFull.
+func New(c Config) (*Sandbox, error) {
+	if c.Mode == "" {
+		c.Mode = Strict
+	}
+	if c.Memory <= 0 {
+		c.Memory = DefaultMemoryLimit
+	}
+	if c.Processes <= 0 {
+		c.Processes = DefaultProcessLimit
+	}
+	mode, memory, procs, noBwrap := c.Mode, c.Memory, c.Processes, c.NoBubblewrap
+	s := &Sandbox{mode: mode, memory: memory, procs: procs}
 	var err error
 	if s.sh, err = exec.LookPath("sh"); err != nil {
 		return nil, fmt.Errorf("%w: no sh to start runs with: %v", ErrSetup, err)
@@ -80,8 +95,8 @@ func newSandbox(mode SandboxMode, memory int64, procs int, noBwrap bool) (*sandb
 	} else {
 		why = append(why, "no cgroup (the grader is not root)")
 	}
-	if mode == SandboxOff {
-		s.iso = Isolation{Level: LevelNone, Mechanisms: []string{"rlimits"},
+	if mode == Off {
+		s.iso = report.Isolation{Level: report.LevelNone, Mechanisms: []string{"rlimits"},
 			Missing: []string{"the grader's own user and files", "the network", "the machine's processes"}}
 		s.finishIsolation()
 		return s, nil
@@ -106,7 +121,7 @@ func newSandbox(mode SandboxMode, memory int64, procs int, noBwrap bool) (*sandb
 	}
 	switch {
 	case s.bwrap != "":
-		s.iso = Isolation{Level: LevelFull, Mechanisms: []string{"mount", "pid", "net", "ipc", "uts", "user"}}
+		s.iso = report.Isolation{Level: report.LevelFull, Mechanisms: []string{"mount", "pid", "net", "ipc", "uts", "user"}}
 		if root {
 			s.iso.Mechanisms = append(s.iso.Mechanisms, "uid")
 		}
@@ -114,14 +129,14 @@ func newSandbox(mode SandboxMode, memory int64, procs int, noBwrap bool) (*sandb
 		// Without bubblewrap: a user of its own, and what namespaces the
 		// kernel gives a plain clone. No private filesystem.
 		s.cloneflags = s.probeClone()
-		s.iso = Isolation{Level: LevelPartial, Mechanisms: namespaceNames(s.cloneflags)}
+		s.iso = report.Isolation{Level: report.LevelPartial, Mechanisms: namespaceNames(s.cloneflags)}
 		s.iso.Mechanisms = append(s.iso.Mechanisms, "uid")
 		s.iso.Missing = []string{"world-readable files on the machine (the course tool itself, unless only root may read it)"}
 		if s.cloneflags&syscall.CLONE_NEWNET == 0 {
 			s.iso.Missing = append(s.iso.Missing, "the network")
 		}
 	default:
-		s.iso = Isolation{Level: LevelNone, Missing: []string{
+		s.iso = report.Isolation{Level: report.LevelNone, Missing: []string{
 			"the grader's own files (student code runs as the grader's user: it can read and replace the test binary)",
 			"the network",
 		}}
@@ -129,13 +144,13 @@ func newSandbox(mode SandboxMode, memory int64, procs int, noBwrap bool) (*sandb
 	s.iso.Mechanisms = append(s.iso.Mechanisms, "rlimits")
 	s.finishIsolation()
 	s.why = strings.Join(why, "; ")
-	if mode == SandboxStrict && s.iso.Level != LevelFull {
-		return nil, &SandboxError{Offered: s.iso, Why: s.why}
+	if mode == Strict && s.iso.Level != report.LevelFull {
+		return nil, &Error{Offered: s.iso, Why: s.why}
 	}
 	return s, nil
 }
 
-func (s *sandbox) finishIsolation() {
+func (s *Sandbox) finishIsolation() {
 	if s.cg != nil {
 		s.iso.Mechanisms = append(s.iso.Mechanisms, fmt.Sprintf("cgroup-v%d", s.cg.version))
 		s.iso.MemoryLimit, s.iso.ProcessLimit = s.memory, s.procs
@@ -155,7 +170,7 @@ func (s *sandbox) finishIsolation() {
 	if s.bwrap != "" {
 		tool = "bubblewrap"
 	}
-	s.iso.describe(tool)
+	describe(&s.iso, tool)
 }
 
 func namespaceNames(flags uintptr) []string {
@@ -172,11 +187,12 @@ func namespaceNames(flags uintptr) []string {
 }
 
 // isolation is what runs get.
-func (s *sandbox) isolation() Isolation { return s.iso }
+// Isolation says how this sandbox confines runs.
+func (s *Sandbox) Isolation() report.Isolation { return s.iso }
 
 // probeBwrap starts bubblewrap once the way runs start it, with /bin/true
 // from a read-only view of the host as the program.
-func (s *sandbox) probeBwrap() error {
+func (s *Sandbox) probeBwrap() error {
 	try := func(disable bool) error {
 		s.disableUserns = disable
 		args := append(s.bwrapNamespaces(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev",
@@ -193,7 +209,7 @@ func (s *sandbox) probeBwrap() error {
 }
 
 // probeClone returns the namespaces a plain clone may make here.
-func (s *sandbox) probeClone() uintptr {
+func (s *Sandbox) probeClone() uintptr {
 	var flags uintptr
 	for _, f := range []uintptr{syscall.CLONE_NEWPID, syscall.CLONE_NEWNET, syscall.CLONE_NEWIPC, syscall.CLONE_NEWUTS} {
 		if s.probe("/bin/true", nil, flags|f) == nil {
@@ -205,7 +221,7 @@ func (s *sandbox) probeClone() uintptr {
 
 // probe runs path with args as a run would run (a pool uid when root) and
 // reports why it failed, if it did.
-func (s *sandbox) probe(path string, args []string, cloneflags uintptr) error {
+func (s *Sandbox) probe(path string, args []string, cloneflags uintptr) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)
@@ -224,14 +240,14 @@ func (s *sandbox) probe(path string, args []string, cloneflags uintptr) error {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if msg := strings.TrimSpace(string(out)); msg != "" {
-			return errors.New(lastLine(msg))
+			return errors.New(helperprog.LastLine(msg))
 		}
 		return err
 	}
 	return nil
 }
 
-func (s *sandbox) bwrapNamespaces() []string {
+func (s *Sandbox) bwrapNamespaces() []string {
 	// --as-pid-1: no bubblewrap process inside the run, whose command line
 	// (its --setenv values, the host's paths) the run could read.
 	// --cap-drop ALL: a run started by root without a uid of its own
@@ -257,12 +273,12 @@ type launch struct {
 	kill func()
 	// finish runs once the program has ended: it makes sure every process
 	// of the run is gone, reads the limits' counters and cleans up.
-	finish func(out *outcome) error
+	finish func(out *Outcome) error
 }
 
 // prepare makes the launch of j: confined when j.Untrusted, else (the
 // toolchain) in a cgroup with the build's memory limit where there is one.
-func (s *sandbox) prepare(j job) (*launch, error) {
+func (s *Sandbox) prepare(j Job) (*launch, error) {
 	l := &launch{}
 	var cleanups []func() error
 	cleanup := func() error {
@@ -292,7 +308,7 @@ func (s *sandbox) prepare(j job) (*launch, error) {
 		// toolchain gets an equal share, no quota.
 		memory, procs, cpus, what := s.memory, s.procs, 1, "run"
 		if !j.Untrusted {
-			memory, procs, cpus, what = max(buildMemoryLimit, s.memory), 4096, 0, "build"
+			memory, procs, cpus, what = max(BuildMemoryLimit, s.memory), 4096, 0, "build"
 		}
 		var err error
 		if cg, err = s.cg.child(what, memory, procs, cpus); err != nil {
@@ -367,7 +383,7 @@ func (s *sandbox) prepare(j job) (*launch, error) {
 		return nil
 	}
 	l.kill = func() {
-		_ = killGroup(cmd)
+		_ = procgroup.Kill(cmd)
 		if cg != nil {
 			cg.kill()
 		}
@@ -375,7 +391,7 @@ func (s *sandbox) prepare(j job) (*launch, error) {
 			killUser(uid)
 		}
 	}
-	l.finish = func(out *outcome) error {
+	l.finish = func(out *Outcome) error {
 		var errs []error
 		if cg != nil {
 			errs = append(errs, cg.empty(5*time.Second))
@@ -406,7 +422,7 @@ type rlimit struct {
 // rlimits bounds CPU time (a busy loop dies even with a generous wall
 // clock), file size, open files and core dumps; processes, when the run
 // has a uid of its own; and memory, roughly, when there is no cgroup.
-func (s *sandbox) rlimits(j job, ownUID, haveCgroup bool) []rlimit {
+func (s *Sandbox) rlimits(j Job, ownUID, haveCgroup bool) []rlimit {
 	if !j.Untrusted {
 		// The toolchain writes what it compiles into the shared build
 		// cache: no file of a build may be larger than buildFileLimit.
@@ -434,7 +450,7 @@ func (s *sandbox) rlimits(j job, ownUID, haveCgroup bool) []rlimit {
 // with the binary, the shared libraries it needs (a race-enabled binary is
 // linked dynamically), a new /proc and /dev, and a private tmpfs at /tmp
 // that is the working directory, HOME and TMPDIR.
-func (s *sandbox) bwrapArgs(j job) ([]string, error) {
+func (s *Sandbox) bwrapArgs(j Job) ([]string, error) {
 	args := append(s.bwrapNamespaces(), "--ro-bind", j.Path, sandboxBinary)
 	libs, err := s.sharedLibraries(j.Path)
 	if err != nil {
@@ -462,7 +478,7 @@ func (s *sandbox) bwrapArgs(j job) ([]string, error) {
 // sharedLibraries lists the files the dynamic loader maps for bin (none for
 // a static binary), as ldd says. Every binary the grader builds with the
 // same flags needs the same ones: ldd runs once per different list.
-func (s *sandbox) sharedLibraries(bin string) ([]string, error) {
+func (s *Sandbox) sharedLibraries(bin string) ([]string, error) {
 	f, err := elf.Open(bin)
 	if err != nil {
 		return nil, fmt.Errorf("reading the test binary: %w", err)
@@ -591,4 +607,6 @@ func removeFilesOf(uid int, dirs []string) error {
 
 // foreignUID reports whether runs have user ids other than the grader's,
 // which must then be able to reach the binary.
-func (s *sandbox) foreignUID() bool { return s.uids != nil }
+// ForeignUID reports whether runs of student code are of other users than
+// the grader's.
+func (s *Sandbox) ForeignUID() bool { return s.uids != nil }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package grader
+package sandbox
 
 import (
 	"bufio"
@@ -21,8 +21,8 @@ import (
 // process limit counts one run only. The range stays below systemd's
 // dynamic users (61184 and up) and skips every id /etc/passwd names.
 const (
-	uidBase  = 60100
-	uidCount = 900
+	UIDBase  = 60100
+	UIDCount = 900
 )
 
 // uidPool hands out user ids. A lock file per id, held while the id is in
@@ -80,8 +80,8 @@ func (p *uidPool) reserveFrom(file string) error {
 // acquire takes a free id. release gives it back; call it only once no
 // process of that id is left.
 func (p *uidPool) acquire() (uid int, release func(), err error) {
-	for i := 0; i < uidCount; i++ {
-		id := uidBase + i
+	for i := 0; i < UIDCount; i++ {
+		id := UIDBase + i
 		if p.reserved[id] {
 			continue
 		}
@@ -95,5 +95,5 @@ func (p *uidPool) acquire() (uid int, release func(), err error) {
 		}
 		return id, func() { f.Close() }, nil // closing drops the lock
 	}
-	return 0, nil, fmt.Errorf("uid locks: all %d user ids for runs are in use", uidCount)
+	return 0, nil, fmt.Errorf("uid locks: all %d user ids for runs are in use", UIDCount)
 }

@@ -1,4 +1,4 @@
-package grader
+package sandbox
 
 import (
 	"bytes"
@@ -6,8 +6,9 @@ import (
 	"errors"
 	"io"
 	"os"
-	"sync"
 	"time"
+
+	"github.com/coursekit/course/grader/internal/capped"
 )
 
 // DefaultOutputCap is how much output of one run is kept. Beyond it the rest
@@ -15,11 +16,11 @@ import (
 // memory nor block the child on a full pipe.
 const DefaultOutputCap = 1 << 20
 
-// job is one run of a program: student code (Untrusted) or the toolchain.
-type job struct {
+// Job is one run of a program: student code (Untrusted) or the toolchain.
+type Job struct {
 	Path    string
 	Args    []string
-	Dir     string // the working directory of a trusted job
+	Dir     string // the working directory of a trusted Job
 	Env     []string
 	Timeout time.Duration // wall clock; every process of the run is killed then
 	Cap     int           // output bytes kept
@@ -33,8 +34,8 @@ type job struct {
 	PrivateDir string
 }
 
-// outcome is what a job did.
-type outcome struct {
+// Outcome is what a Job did.
+type Outcome struct {
 	Output            []byte // stdout and stderr, interleaved, at most Cap bytes
 	Dropped           int64  // output bytes beyond Cap
 	ExitCode          int    // -1 when killed by a signal or not started
@@ -46,50 +47,28 @@ type outcome struct {
 	StartErr          error // the program could not be started at all
 }
 
-// cappedBuffer keeps the first max bytes written to it and counts the rest.
-type cappedBuffer struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	max     int
-	dropped int64
-}
-
-func (c *cappedBuffer) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	room := c.max - c.buf.Len()
-	if room > len(p) {
-		room = len(p)
-	}
-	if room > 0 {
-		c.buf.Write(p[:room])
-	}
-	c.dropped += int64(len(p) - max(room, 0))
-	return len(p), nil
-}
-
-// runJob runs j, confined by sb, and returns when the program and every
+// Run runs j, confined by s, and returns when the program and every
 // process it started are gone. Trouble in confining it (no cgroup could be
 // made, a process that would not die) is returned as StartErr: the run did
 // not happen as promised, so nothing may be judged from it.
-func runJob(ctx context.Context, j job, sb *sandbox) outcome {
+func (s *Sandbox) Run(ctx context.Context, j Job) Outcome {
 	if j.Cap <= 0 {
 		j.Cap = DefaultOutputCap
 	}
 	ctx, cancel := context.WithTimeout(ctx, j.Timeout)
 	defer cancel()
-	l, err := sb.prepare(j)
+	l, err := s.prepare(j)
 	if err != nil {
-		return outcome{ExitCode: -1, StartErr: err}
+		return Outcome{ExitCode: -1, StartErr: err}
 	}
-	out := &cappedBuffer{max: j.Cap}
+	out := &capped.Buffer{Max: j.Cap}
 	// The program writes into a pipe whose other end the grader reads. Wait
 	// does not wait for the pipe, so a process holding it open cannot delay
 	// the verdict; it is killed with the run below.
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		var o outcome
-		return outcome{ExitCode: -1, StartErr: errors.Join(err, l.finish(&o))}
+		var o Outcome
+		return Outcome{ExitCode: -1, StartErr: errors.Join(err, l.finish(&o))}
 	}
 	defer pr.Close()
 	l.cmd.Stdout, l.cmd.Stderr = pw, pw
@@ -97,8 +76,8 @@ func runJob(ctx context.Context, j job, sb *sandbox) outcome {
 	err = l.cmd.Start()
 	pw.Close()
 	if err != nil {
-		var o outcome
-		return outcome{ExitCode: -1, StartErr: errors.Join(err, l.finish(&o))}
+		var o Outcome
+		return Outcome{ExitCode: -1, StartErr: errors.Join(err, l.finish(&o))}
 	}
 	copied := make(chan struct{})
 	go func() {
@@ -116,8 +95,8 @@ func runJob(ctx context.Context, j job, sb *sandbox) outcome {
 		if err != nil {
 			l.kill()
 			_ = l.cmd.Wait()
-			var o outcome
-			return outcome{ExitCode: -1, StartErr: errors.Join(err, l.finish(&o))}
+			var o Outcome
+			return Outcome{ExitCode: -1, StartErr: errors.Join(err, l.finish(&o))}
 		}
 	}
 	waited := make(chan struct{})
@@ -136,7 +115,7 @@ func runJob(ctx context.Context, j job, sb *sandbox) outcome {
 	duration := time.Since(start)
 	// Whatever the program left behind goes too.
 	l.kill()
-	res := outcome{ExitCode: l.cmd.ProcessState.ExitCode(), TimedOut: timedOut, Duration: duration}
+	res := Outcome{ExitCode: l.cmd.ProcessState.ExitCode(), TimedOut: timedOut, Duration: duration}
 	if err := l.finish(&res); err != nil {
 		res.StartErr = err
 	}
@@ -148,9 +127,7 @@ func runJob(ctx context.Context, j job, sb *sandbox) outcome {
 		pr.Close()
 		<-copied
 	}
-	out.mu.Lock()
-	defer out.mu.Unlock()
-	res.Output, res.Dropped = out.buf.Bytes(), out.dropped
+	res.Output, res.Dropped = out.Bytes(), out.Dropped()
 	// Where an rlimit, not a cgroup, stopped a new thread, the Go runtime
 	// says so before it dies.
 	res.ProcessesExceeded = res.ProcessesExceeded || bytes.Contains(res.Output, []byte("runtime: failed to create new OS thread"))

@@ -1,0 +1,17 @@
+//go:build !unix
+
+package procgroup
+
+import "os/exec"
+
+// Set does nothing where there are no process groups.
+func Set(*exec.Cmd) {}
+
+// Kill kills the program itself: without process groups, anything it
+// started may outlive it.
+func Kill(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	return cmd.Process.Kill()
+}

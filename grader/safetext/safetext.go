@@ -1,0 +1,67 @@
+// Package safetext makes text that a submission chose (its name, a path, a
+// test's output, a reason quoting it) safe to show: on a terminal, in a
+// table, in a spreadsheet, in a CI page. Every report prints such text
+// through it.
+package safetext
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Printable is line made safe to print: control characters (an escape
+// sequence could move the cursor and paint a fake "pass" over a failure),
+// bidirectional controls (which make text read otherwise than it is
+// stored) and line separators become visible \x and \u escapes; tabs and
+// newlines stay.
+func Printable(line string) string {
+	if strings.IndexFunc(line, unsafeRune) < 0 {
+		return line
+	}
+	var b strings.Builder
+	for _, r := range line {
+		switch {
+		case unsafeRune(r) && r < 0x100:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case unsafeRune(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Line is Printable that also escapes tabs, newlines and carriage returns:
+// for a name or a one-line reason, which must stay one line (a submission
+// named "zed\nalice  pass" would add a row to a table).
+func Line(s string) string {
+	s = Printable(s)
+	if !strings.ContainsAny(s, "\t\n\r") {
+		return s
+	}
+	return strings.NewReplacer("\t", `\x09`, "\n", `\x0a`, "\r", `\x0d`).Replace(s)
+}
+
+// Clip keeps the first n bytes of a line (whole runes), saying how many
+// more there were.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut)
+}
+
+// unsafeRune: control characters but tab and newline (a terminal's escape
+// sequences start with one), the bidirectional controls, and the line and
+// paragraph separators, which break a line too.
+func unsafeRune(r rune) bool {
+	return r != '\t' && r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) ||
+		r == '\u2028' || r == '\u2029')
+}
