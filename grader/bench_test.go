@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coursekit/course/grader/internal/goenv"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/release/releasetest"
+	"github.com/coursekit/course/grader/submission"
 )
 
 // BenchmarkGrade compares, side by side in every iteration, three ways to
@@ -61,7 +63,7 @@ func BenchmarkGrade(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		sub := &Submission{Name: "bench", Path: "bench", Files: map[string][]byte{"session.go": fresh(sol, "grader", i)}}
+		sub := &submission.Submission{Name: "bench", Path: "bench", Files: map[string][]byte{"session.go": fresh(sol, "grader", i)}}
 		rep, err := g.Grade(context.Background(), sub)
 		if err != nil || rep.Score != float64(rep.MaxScore) {
 			b.Fatalf("grading the solution: %v\n%s", err, textReport(rep))
@@ -79,7 +81,7 @@ func BenchmarkGrade(b *testing.B) {
 			b.Fatal(err)
 		}
 		build := exec.Command(goBin, floorBuild.buildArgs(bin)...)
-		build.Dir, build.Env = ws, buildEnv(true)
+		build.Dir, build.Env = ws, goenv.Env(true)
 		if out, err := build.CombinedOutput(); err != nil {
 			b.Fatalf("go test -c: %v\n%s", err, out)
 		}
@@ -103,7 +105,7 @@ func BenchmarkGrade(b *testing.B) {
 			}
 			cmd := exec.Command(goBin, "test", "-race", "-count=1", "-run", "^"+ex.TestPrefix, ".")
 			cmd.Dir = ws
-			cmd.Env = append(buildEnv(true), "GORACE=atexit_sleep_ms=0")
+			cmd.Env = append(goenv.Env(true), "GORACE=atexit_sleep_ms=0")
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("go test -run %s: %v\n%s", ex.TestPrefix, err, out)
 			}
@@ -168,7 +170,7 @@ func BenchmarkRaceCost(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				for _, noRace := range []bool{false, true} {
 					side := fmt.Sprintf("race=%v", !noRace)
-					sub := &Submission{Name: "bench", Path: "bench", Files: map[string][]byte{l.Editable[0]: fresh(sol, side, i)}}
+					sub := &submission.Submission{Name: "bench", Path: "bench", Files: map[string][]byte{l.Editable[0]: fresh(sol, side, i)}}
 					start := time.Now()
 					rep, err := graders[noRace].Grade(context.Background(), sub)
 					if err != nil || rep.Score != float64(rep.MaxScore) {

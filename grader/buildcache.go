@@ -11,6 +11,7 @@ import (
 
 	"github.com/coursekit/course/grader/internal/buildcache"
 	"github.com/coursekit/course/grader/internal/cachedir"
+	"github.com/coursekit/course/grader/internal/goenv"
 	"github.com/coursekit/course/grader/internal/helperprog"
 	"github.com/coursekit/course/grader/sandbox"
 )
@@ -28,12 +29,12 @@ type buildCache struct {
 // newBuildCache builds the helper, if need be, and finds the base for
 // goBin's toolchain.
 func newBuildCache(goBin string, race bool) (*buildCache, error) {
-	helper, err := helperprog.Build(goBin, buildEnv(false), "buildcache", buildcache.Source, buildcache.ModulePath, buildcache.Dir)
+	helper, err := helperprog.Build(goBin, goenv.Env(false), "buildcache", buildcache.Source, buildcache.ModulePath, buildcache.Dir)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(goBin, "env", "GOVERSION", "GOROOT", "GOOS", "GOARCH")
-	cmd.Env = buildEnv(race)
+	cmd.Env = goenv.Env(race)
 	version, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("%w: go env: %v", sandbox.ErrSetup, err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coursekit/course/grader/submission"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -34,7 +35,7 @@ func TestBuildsLeaveNothingInTheSharedCache(t *testing.T) {
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	src := string(solutionSource(t)) + "\nvar courseHuge = []byte{64 << 20: 1}\n\nfunc init() { _ = courseHuge[0] }\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "session.go"), []byte(src), 0o444))
-	sub, err := ReadSubmission(dir, l.Editable)
+	sub, err := submission.Read(dir, l.Editable)
 	require.NoError(t, err)
 
 	out, err := exec.Command(g.goBin, "env", "GOCACHE").Output()

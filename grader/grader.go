@@ -26,9 +26,12 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/coursekit/course/grader/check"
+	"github.com/coursekit/course/grader/internal/goenv"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/sandbox"
+	"github.com/coursekit/course/grader/submission"
 	"github.com/coursekit/course/grader/testjson"
 )
 
@@ -132,7 +135,7 @@ type Grader struct {
 	extra     map[string][]byte         // private test files: name -> content
 	secret    []string                  // file names whose lines a build's output must not show
 	race      bool                      // build with the race detector
-	checker   *Checker                  // the static wall
+	checker   *check.Checker            // the static wall
 	cache     *buildCache               // what builds share, which no build writes
 	setupID   string                    // the set-up's key: the toolchain, the machine's settings, the lab
 	sandbox   *sandbox.Sandbox          // confines student code and bounds the toolchain
@@ -231,7 +234,7 @@ func New(opts Options) (*Grader, error) {
 		return nil, err
 	}
 	g.test2json = rec.Test2JSON
-	g.checker = newChecker(opts.Lab.Editable[0], opts.Lab.Package, opts.Lab.GoVersion(), given, rec.Exports, rec.CheckHelper)
+	g.checker = check.NewWith(opts.Lab.Editable[0], opts.Lab.Package, opts.Lab.GoVersion(), given, rec.Exports, rec.CheckHelper)
 	g.checker.Sequential = opts.Lab.Sequential
 	for _, ex := range opts.Lab.Exercises {
 		for _, name := range opts.Lab.PublicTests(ex.ID) {
@@ -263,7 +266,7 @@ func (g *Grader) GoBin() string { return g.goBin }
 // readPrivateTests reads the *_test.go files of dir and the test names in them.
 func readPrivateTests(dir string) (map[string][]byte, []string, error) {
 	if fi, err := os.Stat(dir); err != nil {
-		return nil, nil, fmt.Errorf("--tests %s: %s", dir, describeFSError(err))
+		return nil, nil, fmt.Errorf("--tests %s: %s", dir, submission.DescribeFSError(err))
 	} else if !fi.IsDir() {
 		return nil, nil, fmt.Errorf("--tests %s: not a directory", dir)
 	}
@@ -343,7 +346,7 @@ func findGo(explicit string) (string, error) {
 // (building it into the build cache first if needed).
 func findTest2JSON(goBin string) (string, error) {
 	cmd := exec.Command(goBin, "tool", "-n", "test2json")
-	cmd.Env = buildEnv(false)
+	cmd.Env = goenv.Env(false)
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("%w: go tool -n test2json: %v", ErrNoToolchain, err)
@@ -356,7 +359,7 @@ func findTest2JSON(goBin string) (string, error) {
 // trouble (no temporary directory, a run that could not be confined), which
 // makes the grade unknown, and for ctx ending before the grade is known
 // (then it is ctx.Err()).
-func (g *Grader) Grade(ctx context.Context, sub *Submission) (*report.Report, error) {
+func (g *Grader) Grade(ctx context.Context, sub *submission.Submission) (*report.Report, error) {
 	started := time.Now()
 	l := g.opts.Lab
 	rep := &report.Report{
@@ -369,12 +372,12 @@ func (g *Grader) Grade(ctx context.Context, sub *Submission) (*report.Report, er
 	editable := l.Editable[0]
 	src, ok := sub.Files[editable]
 	if !ok {
-		return nil, &SubmissionError{Path: sub.Path, Reason: "holds no " + editable}
+		return nil, &submission.Error{Path: sub.Path, Reason: "holds no " + editable}
 	}
 
 	if !g.opts.SkipPolicy {
 		if err := g.checker.Check(src); err != nil {
-			var pe *PolicyError
+			var pe *check.Error
 			if !errors.As(err, &pe) {
 				return nil, fmt.Errorf("grader: %w", err)
 			}
@@ -467,33 +470,13 @@ func (g *Grader) failAll(rep *report.Report, reason string) {
 	}
 }
 
-// buildEnv is the toolchain's environment: this machine's, with the module
-// proxy and cgo off and the local toolchain forced, so a build can neither
-// download anything nor compile C.
-func buildEnv(race bool) []string {
-	env := []string{}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GOFLAGS", "GOPROXY", "GOTOOLCHAIN", "CGO_ENABLED", "GOWORK", "GOOS", "GOARCH", "GOENV":
-			continue
-		}
-		env = append(env, kv)
-	}
-	cgo := "CGO_ENABLED=0"
-	if race {
-		cgo = "CGO_ENABLED=1" // the race detector's runtime needs cgo; the checker still forbids import "C"
-	}
-	return append(env, "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local", cgo, "GOWORK=off", "GOENV=off")
-}
-
 // buildEnv is a grading build's environment: the grader's read-only cache,
 // or for the course's own code the go command's own (Options.OwnCode).
 func (g *Grader) buildEnv(goWork string) []string {
 	if g.opts.OwnCode {
-		return append(buildEnv(g.race), "GOTMPDIR="+filepath.Join(goWork, "gotmp"))
+		return append(goenv.Env(g.race), "GOTMPDIR="+filepath.Join(goWork, "gotmp"))
 	}
-	return g.cache.env(buildEnv(g.race), goWork, false)
+	return g.cache.env(goenv.Env(g.race), goWork, false)
 }
 
 // buildArgs are the go test -c arguments. No vet, no optimisation, no debug

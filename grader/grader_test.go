@@ -20,6 +20,7 @@ import (
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/sandbox"
+	"github.com/coursekit/course/grader/submission"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -121,7 +122,7 @@ func gradeFixture(t *testing.T, l *lab.Lab, fx fixture) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "session.go"), fx.src, 0o444))
 	before := hashTree(t, dir)
 
-	sub, err := ReadSubmission(dir, l.Editable)
+	sub, err := submission.Read(dir, l.Editable)
 	require.NoError(t, err)
 	start := time.Now()
 	rep, err := g.Grade(context.Background(), sub)
@@ -279,7 +280,7 @@ func TestGradeCancelledIsAnErrorNotAVerdict(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	sub := &Submission{Name: "x", Path: "x", Files: map[string][]byte{"session.go": solutionSource(t)}}
+	sub := &submission.Submission{Name: "x", Path: "x", Files: map[string][]byte{"session.go": solutionSource(t)}}
 	rep, err := g.Grade(ctx, sub)
 	assert.ErrorIs(t, err, context.Canceled, "a killed build says nothing about the submission")
 	assert.Nil(t, rep)

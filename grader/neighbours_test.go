@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/submission"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -99,7 +100,7 @@ func TestNeighboursCannotReachEachOther(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), name)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "session.go"), src, 0o444))
-		sub, err := ReadSubmission(dir, l.Editable)
+		sub, err := submission.Read(dir, l.Editable)
 		require.NoError(t, err)
 		wg.Add(1)
 		go func() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coursekit/course/grader/submission"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +41,7 @@ func TestHiddenRunsStartOnlyOncePublicRunsEnded(t *testing.T) {
 		Parallel: 4, TempDir: work, observeRun: observe})
 	// 10.1 and 10.2 pass, 10.4 fails: a shared run of each kind, and runs alone.
 	src := onlyExercise(t, "10.1", "10.2")
-	rep, err := g.Grade(context.Background(), &Submission{Name: "order", Path: "order", Files: map[string][]byte{"session.go": src}})
+	rep, err := g.Grade(context.Background(), &submission.Submission{Name: "order", Path: "order", Files: map[string][]byte{"session.go": src}})
 	require.NoError(t, err)
 	require.True(t, rep.Build.OK, rep.Build.Output)
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/submission"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -27,7 +28,7 @@ func TestOwnCodeBinaryIsKeptAndStudentCodeIsNot(t *testing.T) {
 	dir := t.TempDir()
 	grade := func(g *Grader, src []byte) *report.Report {
 		t.Helper()
-		rep, err := g.Grade(context.Background(), &Submission{Name: "own", Path: "own", Files: map[string][]byte{"session.go": src}})
+		rep, err := g.Grade(context.Background(), &submission.Submission{Name: "own", Path: "own", Files: map[string][]byte{"session.go": src}})
 		require.NoError(t, err)
 		require.True(t, rep.Build.OK, rep.Build.Output)
 		return rep

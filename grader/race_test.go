@@ -15,6 +15,7 @@ import (
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/release/releasetest"
 	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/submission"
 )
 
 // tearTypes are two types whose method tells them apart, and an interface
@@ -204,7 +205,7 @@ func gradeRaceAttack(t *testing.T, l *lab.Lab, exercises []string, src []byte) *
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, l.Editable[0]), src, 0o444))
 	before := hashTree(t, dir)
-	sub, err := ReadSubmission(dir, l.Editable)
+	sub, err := submission.Read(dir, l.Editable)
 	require.NoError(t, err)
 	start := time.Now()
 	rep, err := g.Grade(context.Background(), sub)
@@ -286,7 +287,7 @@ func TestOneProcessorTearsNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sub")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "session.go"), raceAttack(t, solutionSource(t), tearInInit), 0o444))
-	sub, err := ReadSubmission(dir, l.Editable)
+	sub, err := submission.Read(dir, l.Editable)
 	require.NoError(t, err)
 	rep, err := g.Grade(context.Background(), sub)
 	require.NoError(t, err)

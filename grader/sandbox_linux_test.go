@@ -15,6 +15,7 @@ import (
 
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/sandbox"
+	"github.com/coursekit/course/grader/submission"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -97,7 +98,7 @@ func TestWeakerSandboxIsRefusedUnlessAskedFor(t *testing.T) {
 	marker := fmt.Sprintf("course-partial-%d", os.Getpid())
 	// Nor can the nonce, the tests' list or the report be reached there.
 	src := withInit(t, solutionSource(t), []string{"bytes"}, reachForTheReport+fmt.Sprintf(`_ = fio.AppendFile("/tmp/%s", []byte("left behind"))`, marker))
-	rep, err := g.Grade(context.Background(), &Submission{Name: "partial", Path: "partial", Files: map[string][]byte{"session.go": src}})
+	rep, err := g.Grade(context.Background(), &submission.Submission{Name: "partial", Path: "partial", Files: map[string][]byte{"session.go": src}})
 	require.NoError(t, err)
 	assert.Equal(t, float64(rep.MaxScore), rep.Score, textReport(rep))
 	assert.Equal(t, report.LevelPartial, rep.Isolation.Level)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/submission"
 )
 
 func perTestReport(statuses ...string) report.ExerciseReport {
@@ -84,7 +85,7 @@ func TestGradePerTestCreditsWhatPassed(t *testing.T) {
 	}`)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "session.go"), src, 0o644))
-	sub, err := ReadSubmission(filepath.Join(dir, "session.go"), []string{"session.go"})
+	sub, err := submission.Read(filepath.Join(dir, "session.go"), []string{"session.go"})
 	require.NoError(t, err)
 	rep, err := g.Grade(t.Context(), sub)
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coursekit/course/grader/internal/goenv"
 	"github.com/coursekit/course/grader/internal/helperprog"
 	"github.com/coursekit/course/grader/sandbox"
 )
@@ -61,7 +62,7 @@ func (g *Grader) checkSetup() error {
 		Path:    g.goBin,
 		Args:    append(args, "."),
 		Dir:     src,
-		Env:     g.cache.env(buildEnv(g.race), goWork, true),
+		Env:     g.cache.env(goenv.Env(g.race), goWork, true),
 		Timeout: setupTimeout,
 		Cap:     64 << 10,
 	})
@@ -86,7 +87,7 @@ const setupTimeout = 15 * time.Minute
 // submission would fail to build, for the machine's fault.
 func checkRaceToolchain(goBin string) error {
 	cmd := exec.Command(goBin, "env", "CC")
-	cmd.Env = buildEnv(true)
+	cmd.Env = goenv.Env(true)
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("%w: go env CC: %v", sandbox.ErrSetup, err)

@@ -13,9 +13,11 @@ import (
 
 	"golang.org/x/mod/module"
 
+	"github.com/coursekit/course/grader/check"
 	"github.com/coursekit/course/grader/internal/atomicfile"
 	"github.com/coursekit/course/grader/internal/buildcache"
 	"github.com/coursekit/course/grader/internal/cachedir"
+	"github.com/coursekit/course/grader/internal/goenv"
 	"github.com/coursekit/course/grader/internal/staticcheck"
 	"github.com/coursekit/course/grader/sandbox"
 )
@@ -148,14 +150,14 @@ func (g *Grader) askSetup(given map[string][]byte) (*setupRecord, error) {
 		return nil, err
 	}
 	rec.CacheHelper, rec.CacheBase = g.cache.helper, g.cache.base
-	want, err := checkerImports(given)
+	want, err := check.Imports(given)
 	if err != nil {
 		return nil, err
 	}
-	if rec.Exports, err = exportData(g.goBin, buildEnv(false), want); err != nil {
+	if rec.Exports, err = check.ExportData(g.goBin, goenv.Env(false), want); err != nil {
 		return nil, err
 	}
-	if rec.CheckHelper, err = buildCheckHelper(g.goBin, buildEnv(false)); err != nil {
+	if rec.CheckHelper, err = check.BuildHelper(g.goBin, goenv.Env(false)); err != nil {
 		return nil, err
 	}
 	return rec, nil

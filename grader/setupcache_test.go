@@ -53,8 +53,8 @@ func TestSetupIsAskedOnceUntilItCanHaveChanged(t *testing.T) {
 	assert.Empty(t, calls(t, log), "a second grader with the same toolchain and course asked the go command again")
 
 	// The checker's helper gone: asked again.
-	require.NoError(t, os.Rename(g.checker.helper, g.checker.helper+".away"))
-	t.Cleanup(func() { os.Rename(g.checker.helper+".away", g.checker.helper) })
+	require.NoError(t, os.Rename(g.checker.Helper(), g.checker.Helper()+".away"))
+	t.Cleanup(func() { os.Rename(g.checker.Helper()+".away", g.checker.Helper()) })
 	newSandboxedGrader(t, opts)
 	assert.NotEmpty(t, calls(t, log), "the checker's helper was gone, and the set-up did not ask again")
 

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/submission"
 )
 
 // once grades each distinct set of files once per class run: submissions
@@ -29,7 +29,7 @@ type onceEntry struct {
 	err  error
 }
 
-func (o *once) Grade(ctx context.Context, sub *grader.Submission) (*report.Report, error) {
+func (o *once) Grade(ctx context.Context, sub *submission.Submission) (*report.Report, error) {
 	key := filesKey(sub.Files)
 	o.mu.Lock()
 	e, seen := o.by[key]

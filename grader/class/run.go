@@ -11,6 +11,7 @@ import (
 	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/safetext"
+	"github.com/coursekit/course/grader/submission"
 	"github.com/coursekit/course/grader/textcol"
 )
 
@@ -23,7 +24,7 @@ type Result struct {
 
 // Grader grades one submission; *grader.Grader is one.
 type Grader interface {
-	Grade(ctx context.Context, sub *grader.Submission) (*report.Report, error)
+	Grade(ctx context.Context, sub *submission.Submission) (*report.Report, error)
 }
 
 // GradeAll grades subs with jobs workers and sends each result as it
@@ -32,9 +33,9 @@ type Grader interface {
 // and one that was running when it ended is left out (its report would
 // describe the interruption, not the submission). The channel is closed
 // when every worker is gone.
-func GradeAll(ctx context.Context, g Grader, subs []*grader.Submission, jobs int) <-chan Result {
+func GradeAll(ctx context.Context, g Grader, subs []*submission.Submission, jobs int) <-chan Result {
 	g = &once{g: g, by: map[[32]byte]*onceEntry{}}
-	todo := make(chan *grader.Submission)
+	todo := make(chan *submission.Submission)
 	out := make(chan Result)
 	go func() {
 		defer close(todo)

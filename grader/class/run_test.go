@@ -14,6 +14,7 @@ import (
 
 	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/submission"
 )
 
 // fakeGrader grades from a table; a name it does not know cannot be graded.
@@ -26,7 +27,7 @@ type fakeGrader struct {
 	started []string
 }
 
-func (f *fakeGrader) Grade(ctx context.Context, s *grader.Submission) (*report.Report, error) {
+func (f *fakeGrader) Grade(ctx context.Context, s *submission.Submission) (*report.Report, error) {
 	f.mu.Lock()
 	f.started = append(f.started, s.Name)
 	f.mu.Unlock()
@@ -43,10 +44,10 @@ func (f *fakeGrader) Grade(ctx context.Context, s *grader.Submission) (*report.R
 	return nil, errors.New("the fake grader does not know " + s.Name)
 }
 
-func subs(names ...string) []*grader.Submission {
-	var out []*grader.Submission
+func subs(names ...string) []*submission.Submission {
+	var out []*submission.Submission
 	for _, n := range names {
-		out = append(out, &grader.Submission{Name: n, Path: "submissions/" + n, Files: map[string][]byte{"session.go": []byte("// " + n)}})
+		out = append(out, &submission.Submission{Name: n, Path: "submissions/" + n, Files: map[string][]byte{"session.go": []byte("// " + n)}})
 	}
 	return out
 }
@@ -83,10 +84,10 @@ func TestGradeAllGradesTheSameFilesOnce(t *testing.T) {
 	for n, r := range g.reports {
 		r.Path = "submissions/" + n // as the real grader reports it
 	}
-	same := func(name, content string) *grader.Submission {
-		return &grader.Submission{Name: name, Path: "submissions/" + name, Files: map[string][]byte{"session.go": []byte(content)}}
+	same := func(name, content string) *submission.Submission {
+		return &submission.Submission{Name: name, Path: "submissions/" + name, Files: map[string][]byte{"session.go": []byte(content)}}
 	}
-	class := []*grader.Submission{same("alice", "copied"), same("bob", "copied"), same("dan", "stub"), same("erin", "stub"), same("fay", "stub")}
+	class := []*submission.Submission{same("alice", "copied"), same("bob", "copied"), same("dan", "stub"), same("erin", "stub"), same("fay", "stub")}
 	var got []Result
 	for r := range GradeAll(context.Background(), g, class, 3) {
 		got = append(got, r)

@@ -16,6 +16,7 @@ import (
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/sandbox"
+	"github.com/coursekit/course/grader/submission"
 	"github.com/coursekit/course/solutions"
 )
 
@@ -291,7 +292,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			g, err := gs.get(graderFor(c))
 			var rep *report.Report
 			if err == nil {
-				rep, err = g.Grade(ctx, &grader.Submission{Name: c.Name, Path: string(c.Kind) + ":" + c.Name,
+				rep, err = g.Grade(ctx, &submission.Submission{Name: c.Name, Path: string(c.Kind) + ":" + c.Name,
 					Files: map[string][]byte{opts.Lab.Editable[0]: c.Source}})
 			}
 			var fuzzErr error

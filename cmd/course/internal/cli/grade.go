@@ -24,6 +24,7 @@ import (
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/safetext"
 	"github.com/coursekit/course/grader/sandbox"
+	"github.com/coursekit/course/grader/submission"
 )
 
 // Output formats of `course grade`.
@@ -220,7 +221,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 		return cannotGrade(err)
 	}
 	l, err := pickLab(catalog, opts.Chapter, paths)
-	if errors.Is(err, grader.ErrBadSubmission) {
+	if errors.Is(err, submission.ErrBad) {
 		// No lab could read it: the same report as for a known lab.
 		if !class && opts.Format == formatGradescope && opts.Output != "" && checkOutputs(opts, paths) == nil {
 			_ = writeFileAtomic(opts.Output, func(w io.Writer) error {
@@ -241,10 +242,10 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	}
 
 	// Read every submission before grading any: a bad path is reported at once.
-	subs := make([]*grader.Submission, len(paths))
+	subs := make([]*submission.Submission, len(paths))
 	var unreadable []classpkg.Result
 	for i, p := range paths {
-		sub, err := grader.ReadSubmission(p, l.Editable)
+		sub, err := submission.Read(p, l.Editable)
 		if err != nil {
 			if !class {
 				if opts.Format == formatGradescope && opts.Output != "" {
@@ -255,12 +256,12 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 				}
 				return cannotGrade(err)
 			}
-			unreadable = append(unreadable, classpkg.Result{Name: grader.SubmissionName(p), Path: p, Err: err})
+			unreadable = append(unreadable, classpkg.Result{Name: submission.Name(p), Path: p, Err: err})
 			continue
 		}
 		subs[i] = sub
 	}
-	subs = slices.DeleteFunc(subs, func(s *grader.Submission) bool { return s == nil })
+	subs = slices.DeleteFunc(subs, func(s *submission.Submission) bool { return s == nil })
 	nameSubmissions(subs, unreadable)
 
 	g, err := grader.New(grader.Options{
@@ -297,7 +298,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	}
 	if opts.OnlyFailed {
 		before := len(subs)
-		subs = slices.DeleteFunc(subs, func(s *grader.Submission) bool { return !table.(*csvUpdate).Failed(s.Name) })
+		subs = slices.DeleteFunc(subs, func(s *submission.Submission) bool { return !table.(*csvUpdate).Failed(s.Name) })
 		if len(subs) == 0 && len(unreadable) == 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "course grade: every submission given has full marks in %s: nothing to regrade\n", opts.CSV)
 			return nil
@@ -677,7 +678,7 @@ func uniquePaths(paths []string) []string {
 
 // nameSubmissions makes every submission's name unique: two that share a
 // name (alice/ and alice.zip) are named by their paths instead.
-func nameSubmissions(subs []*grader.Submission, unreadable []classpkg.Result) {
+func nameSubmissions(subs []*submission.Submission, unreadable []classpkg.Result) {
 	// Names are counted as reports show them (escaped, one line): two
 	// names that read the same there are one row to a reader. Those are
 	// named by their paths, and paths that still read the same get a
@@ -831,7 +832,7 @@ func writeReport(opts *GradeOptions, write func(io.Writer, grader.Style) error) 
 // to upload, as the lab's manifest names it.
 func gradescopeError(err error, files string) grader.GradescopeResults {
 	msg := err.Error()
-	var se *grader.SubmissionError
+	var se *submission.Error
 	if errors.As(err, &se) {
 		msg = "Your submission " + se.Reason + "."
 	}

@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/submission"
 )
 
 // WhichLabError says that a command needs a lab and could not tell which:
@@ -53,7 +53,7 @@ func pickLab(catalog *lab.Catalog, chapter string, paths []string) (*lab.Lab, er
 	for _, p := range paths {
 		l, err := labOfSubmission(catalog, p)
 		switch {
-		case errors.Is(err, grader.ErrBadSubmission):
+		case errors.Is(err, submission.ErrBad):
 			unreadable = append(unreadable, err)
 		case err != nil:
 			untold = append(untold, err)
@@ -103,7 +103,7 @@ func labOfSubmission(catalog *lab.Catalog, p string) (*lab.Lab, error) {
 	}
 	// What a lab would take as its file: "it" for a lone .go file, which
 	// every lab with one editable file takes whatever its name.
-	what := func(sub *grader.Submission, file string) string {
+	what := func(sub *submission.Submission, file string) string {
 		if strings.HasSuffix(strings.ToLower(p), ".go") {
 			return "it"
 		}
@@ -117,7 +117,7 @@ func labOfSubmission(catalog *lab.Catalog, p string) (*lab.Lab, error) {
 			continue // the same files: read them once
 		}
 		seen = append(seen, l.Editable)
-		sub, err := grader.ReadSubmission(p, l.Editable)
+		sub, err := submission.Read(p, l.Editable)
 		if err != nil {
 			readErrs = append(readErrs, err)
 			continue
@@ -160,7 +160,7 @@ func unreadableError(p string, errs []error, names []string) error {
 	var reasons []string
 	missing := true // every lab found no file of its own
 	for _, err := range errs {
-		var se *grader.SubmissionError
+		var se *submission.Error
 		if !errors.As(err, &se) {
 			return err
 		}
@@ -173,15 +173,15 @@ func unreadableError(p string, errs []error, names []string) error {
 	case len(reasons) == 1:
 		return errs[0]
 	case missing:
-		return &grader.SubmissionError{Path: p, Reason: "holds no " + strings.Join(names, " or ")}
+		return &submission.Error{Path: p, Reason: "holds no " + strings.Join(names, " or ")}
 	}
 	// Not a directory, an archive or a .go file: the grader says so,
 	// naming every file, when asked for all of them at once.
-	if _, err := grader.ReadSubmission(p, names); err != nil {
-		var se *grader.SubmissionError
+	if _, err := submission.Read(p, names); err != nil {
+		var se *submission.Error
 		if errors.As(err, &se) && !strings.HasPrefix(se.Reason, "holds ") {
 			return err
 		}
 	}
-	return &grader.SubmissionError{Path: p, Reason: strings.Join(reasons, "; ")}
+	return &submission.Error{Path: p, Reason: strings.Join(reasons, "; ")}
 }

@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/safetext"
 	"github.com/coursekit/course/grader/similarity"
+	"github.com/coursekit/course/grader/submission"
 	"github.com/coursekit/course/grader/textcol"
 )
 
@@ -121,7 +121,7 @@ func runSimilar(opts *SimilarOptions) error {
 		return cannotGrade(err)
 	}
 	l, err := pickLab(catalog, opts.Chapter, paths)
-	if errors.Is(err, grader.ErrBadSubmission) {
+	if errors.Is(err, submission.ErrBad) {
 		return cannotGrade(err)
 	}
 	if err != nil {
@@ -156,12 +156,12 @@ func runSimilar(opts *SimilarOptions) error {
 // indexSubmissions reads each submission's file of lab l, as grading does,
 // and adds it to x; it returns those it could not read or tokenize.
 func indexSubmissions(x *similarity.Index, l *lab.Lab, paths []string) []notCompared {
-	var subs []*grader.Submission
+	var subs []*submission.Submission
 	var skipped []notCompared
 	for _, p := range paths {
-		sub, err := grader.ReadSubmission(p, l.Editable)
+		sub, err := submission.Read(p, l.Editable)
 		if err != nil {
-			skipped = append(skipped, notCompared{Name: grader.SubmissionName(p), Path: p, Reason: reason(err)})
+			skipped = append(skipped, notCompared{Name: submission.Name(p), Path: p, Reason: reason(err)})
 			continue
 		}
 		subs = append(subs, sub)
@@ -179,7 +179,7 @@ func indexSubmissions(x *similarity.Index, l *lab.Lab, paths []string) []notComp
 // reason is why a submission could not be read, without its path, which
 // the report names anyway.
 func reason(err error) string {
-	var se *grader.SubmissionError
+	var se *submission.Error
 	if errors.As(err, &se) {
 		return se.Reason
 	}

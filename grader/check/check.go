@@ -1,4 +1,11 @@
-package grader
+// Package check is the grader's static wall: before anything is built, a
+// student's file must parse and type-check against the lab's given files,
+// import only what the lab allows, declare nothing that reaches arbitrary
+// memory or changes the given files' code, and lay out no more static data
+// than the bounds allow. The rules are in internal/staticcheck and run in a
+// helper process of their own, with a deadline and a memory limit; a file
+// the checker cannot fully decide on is refused.
+package check
 
 import (
 	"bytes"
@@ -66,14 +73,14 @@ func (v Violation) In(file string) string {
 	return file + ": " + v.Problem
 }
 
-// PolicyError lists every violation of a student file, so a student can fix
+// Error lists every violation of a student file, so a student can fix
 // them all at once.
-type PolicyError struct {
+type Error struct {
 	File       string
 	Violations []Violation
 }
 
-func (e *PolicyError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s breaks the grading rules:", e.File)
 	for _, v := range e.Violations {
@@ -85,17 +92,17 @@ func (e *PolicyError) Error() string {
 // maxViolations bounds how many problems one rejection lists.
 const maxViolations = 20
 
-// DefaultCheckTimeout bounds the static check of one file. A real lab file
+// DefaultTimeout bounds the static check of one file. A real lab file
 // is checked in well under a second; a file built to make go/types work
 // for minutes is rejected when it runs out.
-const DefaultCheckTimeout = 20 * time.Second
+const DefaultTimeout = 20 * time.Second
 
 // checkOutputCap bounds what the checker's helper may print.
 const checkOutputCap = 1 << 20
 
 // Checker is the grader's static wall (package staticcheck holds the
 // rules). Each check runs in a helper process of its own, built once from
-// the rules' source, with a deadline (DefaultCheckTimeout) and a memory
+// the rules' source, with a deadline (DefaultTimeout) and a memory
 // limit: a file the helper cannot check within them is rejected, and so is
 // every file it cannot fully parse and type-check. A checker that gives up
 // must never let a file through.
@@ -113,31 +120,31 @@ type Checker struct {
 	Sequential bool
 }
 
-// NewChecker prepares a Checker for the lab's file editable (package pkg,
+// New prepares a Checker for the lab's file editable (package pkg,
 // Go language version goVersion such as "1.22") compiled with the given
 // files. goBin is the go command, asked once (`go list -export`) where the
 // export data of the standard packages is, and used to build the helper
 // (offline: it needs only the standard library); env is its environment.
-func NewChecker(editable, pkg, goVersion string, given map[string][]byte, goBin string, env []string) (*Checker, error) {
-	want, err := checkerImports(given)
+func New(editable, pkg, goVersion string, given map[string][]byte, goBin string, env []string) (*Checker, error) {
+	want, err := Imports(given)
 	if err != nil {
 		return nil, err
 	}
-	exports, err := exportData(goBin, env, want)
+	exports, err := ExportData(goBin, env, want)
 	if err != nil {
 		return nil, err
 	}
-	helper, err := buildCheckHelper(goBin, env)
+	helper, err := BuildHelper(goBin, env)
 	if err != nil {
 		return nil, err
 	}
-	return newChecker(editable, pkg, goVersion, given, exports, helper), nil
+	return NewWith(editable, pkg, goVersion, given, exports, helper), nil
 }
 
-// newChecker is a Checker from what NewChecker asks the go command for:
+// NewWith is a Checker from what New asks the go command for:
 // the export data files by import path, and the helper program.
-func newChecker(editable, pkg, goVersion string, given map[string][]byte, exports map[string]string, helper string) *Checker {
-	c := &Checker{editable: editable, pkg: pkg, given: map[string]string{}, exports: exports, helper: helper, timeout: DefaultCheckTimeout}
+func NewWith(editable, pkg, goVersion string, given map[string][]byte, exports map[string]string, helper string) *Checker {
+	c := &Checker{editable: editable, pkg: pkg, given: map[string]string{}, exports: exports, helper: helper, timeout: DefaultTimeout}
 	if goVersion != "" {
 		c.goVersion = "go" + goVersion
 	}
@@ -147,9 +154,9 @@ func newChecker(editable, pkg, goVersion string, given map[string][]byte, export
 	return c
 }
 
-// checkerImports is every package the checker must see the export data
+// Imports is every package the checker must see the export data
 // of: what the student may import, and what the given files do.
-func checkerImports(given map[string][]byte) (map[string]bool, error) {
+func Imports(given map[string][]byte) (map[string]bool, error) {
 	want := map[string]bool{}
 	for _, p := range AllowedImports {
 		want[p] = true
@@ -171,9 +178,9 @@ func checkerImports(given map[string][]byte) (map[string]bool, error) {
 	return want, nil
 }
 
-// exportData asks the go command for the export data files of pkgs and all
+// ExportData asks the go command for the export data files of pkgs and all
 // their dependencies (compiling them into the build cache if needed).
-func exportData(goBin string, env []string, pkgs map[string]bool) (map[string]string, error) {
+func ExportData(goBin string, env []string, pkgs map[string]bool) (map[string]string, error) {
 	args := []string{"list", "-export", "-deps", "-json=ImportPath,Export"}
 	for p := range pkgs {
 		args = append(args, p)
@@ -214,14 +221,17 @@ func exportData(goBin string, env []string, pkgs map[string]bool) (map[string]st
 	return exports, nil
 }
 
-// buildCheckHelper builds the checker's helper program from the source
+// BuildHelper builds the checker's helper program from the source
 // package staticcheck embeds (see helperProgram).
-func buildCheckHelper(goBin string, env []string) (string, error) {
+func BuildHelper(goBin string, env []string) (string, error) {
 	return helperprog.Build(goBin, env, "checker", staticcheck.Source, staticcheck.ModulePath, staticcheck.Dir)
 }
 
+// Helper is the helper program the checker runs.
+func (c *Checker) Helper() string { return c.helper }
+
 // Check checks the student file src. It returns nil when the file may be
-// built, a *PolicyError listing what is wrong when it may not (including
+// built, a *Error listing what is wrong when it may not (including
 // when the check ran out of time or memory), and any other error only for
 // the checker's own trouble (a missing export data file, say), which
 // grades nothing.
@@ -266,9 +276,9 @@ func (c *Checker) Check(src []byte) error {
 	for i, v := range res.Violations {
 		vs[i] = Violation{Line: v.Line, Problem: v.Problem}
 	}
-	return &PolicyError{File: c.editable, Violations: vs}
+	return &Error{File: c.editable, Violations: vs}
 }
 
-func (c *Checker) reject(line int, problem string) *PolicyError {
-	return &PolicyError{File: c.editable, Violations: []Violation{{Line: line, Problem: problem}}}
+func (c *Checker) reject(line int, problem string) *Error {
+	return &Error{File: c.editable, Violations: []Violation{{Line: line, Problem: problem}}}
 }

@@ -1,4 +1,9 @@
-package grader
+// Package submission reads what a student handed in: a workspace
+// directory, the lone file a student edits, or an archive holding it. It
+// takes only the lab's editable files, reads without following links,
+// without blocking on FIFOs or devices, with size caps on files, archives
+// and what they inflate to, and writes nothing.
+package submission
 
 import (
 	"archive/tar"
@@ -32,22 +37,22 @@ const maxArchiveSize = 64 << 20
 // members declare (a variable for the test, which lowers it).
 var maxInflatedSize int64 = maxArchiveSize
 
-// ErrBadSubmission marks every error about the submission itself: a path that
+// ErrBad marks every error about the submission itself: a path that
 // does not exist, an archive without the file, a file that is too large.
 // Such a submission cannot be graded (exit status 2), as opposed to one that
 // was graded and failed.
-var ErrBadSubmission = errors.New("bad submission")
+var ErrBad = errors.New("bad submission")
 
-// SubmissionError explains why a submission could not be read.
-type SubmissionError struct {
+// Error explains why a submission could not be read.
+type Error struct {
 	Path   string
 	Reason string
 }
 
-func (e *SubmissionError) Error() string { return e.Path + ": " + e.Reason }
+func (e *Error) Error() string { return e.Path + ": " + e.Reason }
 
-// Is makes every SubmissionError match ErrBadSubmission.
-func (e *SubmissionError) Is(target error) bool { return target == ErrBadSubmission }
+// Is makes every Error match ErrBad.
+func (e *Error) Is(target error) bool { return target == ErrBad }
 
 // Submission is what the grader takes from a student: the editable files
 // only, by name, read into memory. Nothing else of the submission is used,
@@ -64,12 +69,12 @@ type Submission struct {
 	Found map[string]string
 }
 
-// ReadSubmission reads the editable files from a submission: a workspace
+// Read reads the editable files from a submission: a workspace
 // directory, a lone .go file (when the lab has one editable file, whatever
 // the file is called), or a .zip, .tar.gz or .tgz archive holding them. Inside a directory
 // or an archive, each file is looked for at the top and, failing that, as the
 // single match anywhere below (so a zip of the workspace folder works too).
-func ReadSubmission(p string, editable []string) (*Submission, error) {
+func Read(p string, editable []string) (*Submission, error) {
 	if len(editable) == 0 {
 		return nil, errors.New("grader: the lab names no editable file")
 	}
@@ -78,12 +83,12 @@ func ReadSubmission(p string, editable []string) (*Submission, error) {
 	// refused before it is opened, since opening one can block forever.
 	info, err := os.Lstat(p)
 	if err != nil {
-		return nil, &SubmissionError{Path: p, Reason: "cannot read: " + describeFSError(err)}
+		return nil, &Error{Path: p, Reason: "cannot read: " + DescribeFSError(err)}
 	}
 	if !info.IsDir() && !info.Mode().IsRegular() {
-		return nil, &SubmissionError{Path: p, Reason: "is " + describeMode(info.Mode()) + ", not a directory or a regular file; it is never followed or opened"}
+		return nil, &Error{Path: p, Reason: "is " + describeMode(info.Mode()) + ", not a directory or a regular file; it is never followed or opened"}
 	}
-	sub := &Submission{Name: SubmissionName(p), Path: p, Files: map[string][]byte{}, Found: map[string]string{}}
+	sub := &Submission{Name: Name(p), Path: p, Files: map[string][]byte{}, Found: map[string]string{}}
 	var files map[string]func() ([]byte, error) // path inside the submission -> reader
 	lower := strings.ToLower(p)
 	switch {
@@ -96,7 +101,7 @@ func ReadSubmission(p string, editable []string) (*Submission, error) {
 	case len(editable) == 1 && strings.HasSuffix(lower, ".go"):
 		files = map[string]func() ([]byte, error){editable[0]: func() ([]byte, error) { return readCapped(p) }}
 	default:
-		return nil, &SubmissionError{Path: p, Reason: fmt.Sprintf("not a workspace directory, a %s, or a .zip/.tar.gz archive", strings.Join(editable, " or "))}
+		return nil, &Error{Path: p, Reason: fmt.Sprintf("not a workspace directory, a %s, or a .zip/.tar.gz archive", strings.Join(editable, " or "))}
 	}
 	if err != nil {
 		return nil, err
@@ -108,7 +113,7 @@ func ReadSubmission(p string, editable []string) (*Submission, error) {
 		}
 		data, err := files[at]()
 		if err != nil {
-			return nil, &SubmissionError{Path: p, Reason: fmt.Sprintf("%s: %v", at, err)}
+			return nil, &Error{Path: p, Reason: fmt.Sprintf("%s: %v", at, err)}
 		}
 		sub.Files[name] = data
 		sub.Found[name] = at
@@ -133,9 +138,9 @@ func pick(p string, files map[string]func() ([]byte, error), name string) (strin
 	case 1:
 		return matches[0], nil
 	case 0:
-		return "", &SubmissionError{Path: p, Reason: "holds no " + name}
+		return "", &Error{Path: p, Reason: "holds no " + name}
 	default:
-		return "", &SubmissionError{Path: p, Reason: fmt.Sprintf("holds %d files named %s (%s): keep one", len(matches), name, strings.Join(matches, ", "))}
+		return "", &Error{Path: p, Reason: fmt.Sprintf("holds %d files named %s (%s): keep one", len(matches), name, strings.Join(matches, ", "))}
 	}
 }
 
@@ -153,10 +158,10 @@ func dirFiles(dir string, editable []string) (map[string]func() ([]byte, error),
 		}
 	})
 	if errors.Is(err, errTooManyEntries) {
-		return nil, &SubmissionError{Path: dir, Reason: fmt.Sprintf("holds more than %d files and directories; hand in the workspace, not a disk", maxDirEntries)}
+		return nil, &Error{Path: dir, Reason: fmt.Sprintf("holds more than %d files and directories; hand in the workspace, not a disk", maxDirEntries)}
 	}
 	if err != nil {
-		return nil, &SubmissionError{Path: dir, Reason: "cannot list: " + describeFSError(err)}
+		return nil, &Error{Path: dir, Reason: "cannot list: " + DescribeFSError(err)}
 	}
 	return files, nil
 }
@@ -221,11 +226,11 @@ var errTooManyEntries = errors.New("too many entries")
 func zipFiles(p string) (map[string]func() ([]byte, error), error) {
 	data, err := readLimited(p, maxArchiveSize)
 	if err != nil {
-		return nil, &SubmissionError{Path: p, Reason: err.Error()}
+		return nil, &Error{Path: p, Reason: err.Error()}
 	}
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return nil, &SubmissionError{Path: p, Reason: "not a readable zip archive: " + err.Error()}
+		return nil, &Error{Path: p, Reason: "not a readable zip archive: " + err.Error()}
 	}
 	files := map[string]func() ([]byte, error){}
 	for _, f := range zr.File {
@@ -235,7 +240,7 @@ func zipFiles(p string) (map[string]func() ([]byte, error), error) {
 		f := f
 		name := cleanArchivePath(f.Name)
 		if _, dup := files[name]; dup {
-			return nil, &SubmissionError{Path: p, Reason: fmt.Sprintf("holds two entries named %s (%q among them): keep one", name, f.Name)}
+			return nil, &Error{Path: p, Reason: fmt.Sprintf("holds two entries named %s (%q among them): keep one", name, f.Name)}
 		}
 		files[name] = func() ([]byte, error) {
 			rc, err := f.Open()
@@ -252,14 +257,14 @@ func zipFiles(p string) (map[string]func() ([]byte, error), error) {
 func tarFiles(p string) (map[string]func() ([]byte, error), error) {
 	data, err := readLimited(p, maxArchiveSize)
 	if err != nil {
-		return nil, &SubmissionError{Path: p, Reason: err.Error()}
+		return nil, &Error{Path: p, Reason: err.Error()}
 	}
 	gz, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return nil, &SubmissionError{Path: p, Reason: "not a readable gzip archive: " + err.Error()}
+		return nil, &Error{Path: p, Reason: "not a readable gzip archive: " + err.Error()}
 	}
 	tr := tar.NewReader(&inflateLimit{r: gz, left: maxInflatedSize})
-	tooLarge := &SubmissionError{Path: p, Reason: fmt.Sprintf("unpacks to more than %s, far more than a workspace holds", humanize.IBytes(uint64(maxInflatedSize)))}
+	tooLarge := &Error{Path: p, Reason: fmt.Sprintf("unpacks to more than %s, far more than a workspace holds", humanize.IBytes(uint64(maxInflatedSize)))}
 	files := map[string]func() ([]byte, error){}
 	for {
 		h, err := tr.Next()
@@ -270,7 +275,7 @@ func tarFiles(p string) (map[string]func() ([]byte, error), error) {
 			return nil, tooLarge
 		}
 		if err != nil {
-			return nil, &SubmissionError{Path: p, Reason: "not a readable tar archive: " + err.Error()}
+			return nil, &Error{Path: p, Reason: "not a readable tar archive: " + err.Error()}
 		}
 		if h.Typeflag != tar.TypeReg {
 			continue
@@ -281,7 +286,7 @@ func tarFiles(p string) (map[string]func() ([]byte, error), error) {
 		}
 		name := cleanArchivePath(h.Name)
 		if _, dup := files[name]; dup {
-			return nil, &SubmissionError{Path: p, Reason: fmt.Sprintf("holds two entries named %s (%q among them): keep one", name, h.Name)}
+			return nil, &Error{Path: p, Reason: fmt.Sprintf("holds two entries named %s (%q among them): keep one", name, h.Name)}
 		}
 		files[name] = func() ([]byte, error) { return content, err }
 	}
@@ -352,7 +357,7 @@ func readAllCapped(r io.Reader) ([]byte, error) {
 func readLimited(p string, limit int64) ([]byte, error) {
 	f, err := openRegular(p)
 	if err != nil {
-		return nil, errors.New("cannot read: " + describeFSError(err))
+		return nil, errors.New("cannot read: " + DescribeFSError(err))
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
@@ -365,9 +370,9 @@ func readLimited(p string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// SubmissionName is the name a submission at path p gets in reports: its
+// Name is the name a submission at path p gets in reports: its
 // base name without archive or .go extensions ("alice" for alice.zip or alice/).
-func SubmissionName(p string) string {
+func Name(p string) string {
 	base := filepath.Base(filepath.Clean(p))
 	for _, ext := range []string{".tar.gz", ".tgz", ".zip", ".go"} {
 		if strings.HasSuffix(strings.ToLower(base), ext) {
@@ -377,7 +382,7 @@ func SubmissionName(p string) string {
 	return base
 }
 
-func describeFSError(err error) string {
+func DescribeFSError(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()

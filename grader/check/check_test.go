@@ -1,4 +1,4 @@
-package grader
+package check
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coursekit/course/grader/internal/goenv"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/release/releasetest"
 )
@@ -38,7 +39,7 @@ func labChecker(t *testing.T) *Checker {
 			checkerErr = err
 			return
 		}
-		checker, checkerErr = NewChecker(l.Editable[0], l.Package, l.GoVersion(), given, goBin, buildEnv(false))
+		checker, checkerErr = New(l.Editable[0], l.Package, l.GoVersion(), given, goBin, goenv.Env(false))
 	})
 	require.NoError(t, checkerErr)
 	return checker
@@ -112,8 +113,8 @@ func TestCheckerRejects(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			err := c.Check(tc.src)
-			var pe *PolicyError
-			require.True(t, errors.As(err, &pe), "Check(file with %s) = %v, want a *PolicyError", tc.name, err)
+			var pe *Error
+			require.True(t, errors.As(err, &pe), "Check(file with %s) = %v, want a *Error", tc.name, err)
 			assert.Contains(t, pe.Error(), tc.problem, "Check(file with %s): the problem shown to the student", tc.name)
 		})
 	}
@@ -158,7 +159,7 @@ func TestCheckerRejectsAFileItCannotCheckInTime(t *testing.T) {
 	start := time.Now()
 	err := c.Check(stubWith(t, nil, b.String()))
 	took := time.Since(start)
-	var pe *PolicyError
+	var pe *Error
 	require.ErrorAs(t, err, &pe, "Check(a %d-deep chain of embedded structs) = %v, want a rejection", depth, err)
 	assert.Contains(t, pe.Error(), "could not check this file within 1s")
 	assert.Less(t, took, 30*time.Second, "Check took %s: the helper was not killed at its deadline", took)
@@ -178,7 +179,7 @@ func TestCheckerRefusesGoroutinesInASequentialLab(t *testing.T) {
 	require.NoError(t, err)
 	goBin, err := exec.LookPath("go")
 	require.NoError(t, err)
-	c, err := NewChecker(l.Editable[0], l.Package, l.GoVersion(), given, goBin, buildEnv(false))
+	c, err := New(l.Editable[0], l.Package, l.GoVersion(), given, goBin, goenv.Env(false))
 	require.NoError(t, err)
 	c.Sequential = l.Sequential
 
@@ -220,8 +221,8 @@ func TestCheckerRefusesGoroutinesInASequentialLab(t *testing.T) {
 	}
 	for _, tc := range cases {
 		err := c.Check(tc.src)
-		var pe *PolicyError
-		if assert.True(t, errors.As(err, &pe), "Check(lab 4 file with %s) = %v, want a *PolicyError", tc.name, err) {
+		var pe *Error
+		if assert.True(t, errors.As(err, &pe), "Check(lab 4 file with %s) = %v, want a *Error", tc.name, err) {
 			assert.Contains(t, pe.Error(), tc.problem, "Check(lab 4 file with %s): the problem shown to the student", tc.name)
 		}
 	}

@@ -1,4 +1,4 @@
-package grader
+package submission
 
 import (
 	"archive/tar"
@@ -46,10 +46,10 @@ func TestReadSubmissionRefusesAnArchiveWithTwoMembersOfOneName(t *testing.T) {
 	require.NoError(t, os.WriteFile(tarPath, tb.Bytes(), 0o644))
 
 	for _, p := range []string{zipPath, tarPath} {
-		sub, err := ReadSubmission(p, []string{"session.go"})
-		var se *SubmissionError
-		require.True(t, errors.As(err, &se), "ReadSubmission(%s with session.go twice) = %v, %v; want a *SubmissionError", filepath.Base(p), sub, err)
-		assert.ErrorIs(t, err, ErrBadSubmission)
+		sub, err := Read(p, []string{"session.go"})
+		var se *Error
+		require.True(t, errors.As(err, &se), "Read(%s with session.go twice) = %v, %v; want a *Error", filepath.Base(p), sub, err)
+		assert.ErrorIs(t, err, ErrBad)
 		assert.Contains(t, se.Reason, "two entries named session.go")
 	}
 }
@@ -78,10 +78,10 @@ func TestReadSubmissionRefusesAnArchiveThatInflatesPastTheLimit(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "mallory.tar.gz")
 	require.NoError(t, os.WriteFile(p, tb.Bytes(), 0o644))
 
-	sub, err := ReadSubmission(p, []string{"session.go"})
-	var se *SubmissionError
-	require.ErrorAs(t, err, &se, "ReadSubmission(a .tar.gz of 144 KiB unpacked, limit 64 KiB) = %v, %v; want a *SubmissionError", sub, err)
-	assert.ErrorIs(t, err, ErrBadSubmission)
+	sub, err := Read(p, []string{"session.go"})
+	var se *Error
+	require.ErrorAs(t, err, &se, "Read(a .tar.gz of 144 KiB unpacked, limit 64 KiB) = %v, %v; want a *Error", sub, err)
+	assert.ErrorIs(t, err, ErrBad)
 	assert.Equal(t, "unpacks to more than 64 KiB, far more than a workspace holds", se.Reason)
 	data, err := os.ReadFile(p)
 	require.NoError(t, err)
@@ -101,9 +101,9 @@ func TestReadSubmissionListsAHugeDirectoryOnlyUpToTheLimit(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d", i)), nil, 0o644))
 	}
 	var err error
-	allocs := testing.AllocsPerRun(1, func() { _, err = ReadSubmission(dir, []string{"session.go"}) })
+	allocs := testing.AllocsPerRun(1, func() { _, err = Read(dir, []string{"session.go"}) })
 	assert.ErrorContains(t, err, "holds more than 10 files and directories")
-	assert.Less(t, allocs, float64(entries)/4, "ReadSubmission of a directory of %d files, limit 10: %.0f allocations; want far fewer than one per file", entries, allocs)
+	assert.Less(t, allocs, float64(entries)/4, "Read of a directory of %d files, limit 10: %.0f allocations; want far fewer than one per file", entries, allocs)
 	list, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, list, entries, "the submission is untouched")

@@ -1,6 +1,6 @@
 //go:build unix
 
-package grader
+package submission
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readSoon is ReadSubmission with a safety net: a read that blocks (on a
+// readSoon is Read with a safety net: a read that blocks (on a
 // FIFO, say) fails the test instead of hanging it.
 func readSoon(t *testing.T, p string) (*Submission, error) {
 	t.Helper()
@@ -24,14 +24,14 @@ func readSoon(t *testing.T, p string) (*Submission, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		sub, err := ReadSubmission(p, []string{"session.go"})
+		sub, err := Read(p, []string{"session.go"})
 		done <- result{sub, err}
 	}()
 	select {
 	case r := <-done:
 		return r.sub, r.err
 	case <-time.After(10 * time.Second):
-		t.Fatalf("ReadSubmission(%s) still blocks after 10s: it must never wait on what it reads", p)
+		t.Fatalf("Read(%s) still blocks after 10s: it must never wait on what it reads", p)
 		return nil, nil
 	}
 }
@@ -61,10 +61,10 @@ func TestReadSubmissionRefusesWhatIsNotAFileOrADirectory(t *testing.T) {
 		{"/dev/zero", "is a device, not a directory or a regular file"},
 	} {
 		_, err := readSoon(t, c.path)
-		var se *SubmissionError
-		require.ErrorAs(t, err, &se, "ReadSubmission(%s)", c.path)
-		assert.ErrorIs(t, err, ErrBadSubmission)
-		assert.Contains(t, se.Reason, c.reason, "ReadSubmission(%s)", c.path)
+		var se *Error
+		require.ErrorAs(t, err, &se, "Read(%s)", c.path)
+		assert.ErrorIs(t, err, ErrBad)
+		assert.Contains(t, se.Reason, c.reason, "Read(%s)", c.path)
 	}
 }
 

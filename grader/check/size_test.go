@@ -1,4 +1,4 @@
-package grader
+package check
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coursekit/course/grader/internal/goenv"
 	"github.com/coursekit/course/grader/internal/staticcheck"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/release/releasetest"
@@ -102,8 +103,8 @@ func TestCheckerRejectsStaticDataOverTheBounds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := stubWith(t, nil, tc.code)
 			err := c.Check(src)
-			var pe *PolicyError
-			require.True(t, errors.As(err, &pe), "Check(file with %s) = %v, want a *PolicyError", tc.name, err)
+			var pe *Error
+			require.True(t, errors.As(err, &pe), "Check(file with %s) = %v, want a *Error", tc.name, err)
 			want := fmt.Sprintf("session.go:%d: ", lineOf(t, src, tc.marker))
 			found := false
 			for _, v := range pe.Violations {
@@ -193,7 +194,7 @@ func TestCheckerAcceptsEveryLabsSolutions(t *testing.T) {
 		t.Run(l.Chapter, func(t *testing.T) {
 			given, err := l.GivenFiles()
 			require.NoError(t, err)
-			c, err := NewChecker(l.Editable[0], l.Package, l.GoVersion(), given, goBin, buildEnv(false))
+			c, err := New(l.Editable[0], l.Package, l.GoVersion(), given, goBin, goenv.Env(false))
 			require.NoError(t, err)
 			stub, err := l.Stub()
 			require.NoError(t, err)
@@ -238,7 +239,7 @@ func compiled(t *testing.T, src []byte) int64 {
 	require.NoError(t, testLab(t).WriteGradingDir(dir, src, true))
 	cmd := exec.Command("go", "list", "-export", "-trimpath", "-gcflags=-N -l -dwarf=false", "-f", "{{.Export}}", ".")
 	cmd.Dir = dir
-	cmd.Env = buildEnv(false)
+	cmd.Env = goenv.Env(false)
 	out, err := cmd.Output()
 	require.NoError(t, err, "go list -export: %s", out)
 	fi, err := os.Stat(strings.TrimSpace(string(out)))
