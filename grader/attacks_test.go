@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/run"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -156,7 +157,7 @@ func attackFixtures(t *testing.T, sol, stub []byte) []fixture {
 		{name: "init-never-returns", timeout: 3 * time.Second, reason: "no test started within",
 			src: withInit(t, sol, nil, "select {}"),
 			check: func(t *testing.T, rep *report.Report) {
-				assert.Less(t, rep.Seconds-rep.Build.Seconds, (3*time.Second + runGrace + 5*time.Second).Seconds(),
+				assert.Less(t, rep.Seconds-rep.Build.Seconds, (3*time.Second + run.Grace + 5*time.Second).Seconds(),
 					"one timeout, not one per exercise")
 			}},
 		// Every run takes at least 3s: after the shared run and two alone,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coursekit/course/grader/build"
 	"github.com/coursekit/course/grader/internal/goenv"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/release/releasetest"
@@ -37,7 +38,7 @@ import (
 func BenchmarkGrade(b *testing.B) {
 	l := testLab(b)
 	sol := solutionSource(b)
-	goBin, err := findGo("")
+	goBin, err := build.FindGo("")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +57,6 @@ func BenchmarkGrade(b *testing.B) {
 		}
 	}
 	bin := filepath.Join(b.TempDir(), "lab.test")
-	floorBuild := &Grader{race: true}
 
 	var grader, floor, byHand time.Duration
 	var graderBuild, floorBuildTime time.Duration
@@ -80,7 +80,7 @@ func BenchmarkGrade(b *testing.B) {
 		if err := os.Remove(bin); err != nil && !os.IsNotExist(err) {
 			b.Fatal(err)
 		}
-		build := exec.Command(goBin, floorBuild.buildArgs(bin)...)
+		build := exec.Command(goBin, build.Args(bin, true)...)
 		build.Dir, build.Env = ws, goenv.Env(true)
 		if out, err := build.CombinedOutput(); err != nil {
 			b.Fatalf("go test -c: %v\n%s", err, out)

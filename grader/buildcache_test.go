@@ -46,7 +46,7 @@ func TestBuildsLeaveNothingInTheSharedCache(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, rep.Build.OK, "the build of 64 MiB of data failed:\n%s", rep.Build.Output)
 
-	for _, d := range []string{g.cache.base, goCache, os.TempDir()} {
+	for _, d := range []string{g.builder.CacheDir(), goCache, os.TempDir()} {
 		_ = filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
 			if err != nil || e.IsDir() {
 				return nil

@@ -17,8 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/run"
 	"github.com/coursekit/course/grader/sandbox"
 	"github.com/coursekit/course/grader/submission"
 
@@ -163,7 +165,7 @@ func gradeFixture(t *testing.T, l *lab.Lab, fx fixture) {
 	if budget == 0 {
 		budget = budgetTimeouts * timeout
 	}
-	assert.Less(t, elapsed, DefaultBuildTimeout+budget+runGrace+15*time.Second, "grading %s took %s", fx.name, elapsed)
+	assert.Less(t, elapsed, DefaultBuildTimeout+budget+run.Grace+15*time.Second, "grading %s took %s", fx.name, elapsed)
 	assert.Equal(t, before, hashTree(t, dir), "grading %s changed the submission", fx.name)
 	if rep.Build.OK {
 		assert.Equal(t, report.LevelFull, rep.Isolation.Level, "isolation of %s: %s", fx.name, rep.Isolation.Name)
@@ -245,7 +247,7 @@ func reachableTempDir(t *testing.T) string {
 
 func textReport(r *report.Report) string {
 	var b strings.Builder
-	_ = WriteText(&b, r, Style{})
+	_ = format.WriteText(&b, r, format.Style{})
 	return b.String()
 }
 
@@ -286,48 +288,10 @@ func TestGradeCancelledIsAnErrorNotAVerdict(t *testing.T) {
 	assert.Nil(t, rep)
 }
 
-func TestWriteTextKeepsColumnsNarrow(t *testing.T) {
-	rep := &report.Report{Submission: "s", Lab: "10", Path: "s", Build: report.Build{OK: true}, Exercises: []report.ExerciseReport{
-		{ID: "10.1", Name: "PathTo", MaxPoints: 15, Reason: "a reason much longer than any exercise's name",
-			Tests: []report.TestReport{{Name: "TestLab10_1_X", Status: report.StatusFail}}},
-		{ID: "10.2", Name: "ParseSessionEntry", Passed: true, Points: 20, MaxPoints: 20,
-			Tests: []report.TestReport{{Name: "TestLab10_2_X", Status: report.StatusPass}}},
-	}, Score: 20, MaxScore: 35}
-	lines := strings.Split(textReport(rep), "\n")
-	assert.Equal(t, []string{
-		"EXERCISE  NAME               RESULT  TESTS  POINTS",
-		"10.1      PathTo             FAIL    0/1    0/15",
-		"          a reason much longer than any exercise's name",
-		"          first failure: TestLab10_1_X (fail)",
-		"10.2      ParseSessionEntry  pass    1/1    20/20",
-	}, lines[1:6])
-}
-
 func TestPrivateTestsDirMustExist(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "private")
 	_, err := New(Options{Lab: testLab(t), TestsDir: missing})
 	assert.EqualError(t, err, "--tests "+missing+": no such file or directory")
-}
-
-func TestWriteTextAlignsColouredColumns(t *testing.T) {
-	rep := &report.Report{Submission: "s", Lab: "10", Path: "s", Build: report.Build{OK: true}, Exercises: []report.ExerciseReport{
-		{ID: "10.1", Name: "PathTö", Passed: true, Points: 15, MaxPoints: 15, Tests: []report.TestReport{{Name: "TestLab10_1_X", Status: report.StatusPass}}},
-		{ID: "10.2", Name: "Parse", MaxPoints: 20, Reason: "1 of 1 tests failed", Tests: []report.TestReport{{Name: "TestLab10_2_X", Status: report.StatusFail}}},
-	}, MaxScore: 35}
-	var b strings.Builder
-	require.NoError(t, WriteText(&b, rep, Style{Color: true}))
-	lines := strings.Split(b.String(), "\n")
-	assert.Equal(t, []string{
-		"EXERCISE  NAME    RESULT  TESTS  POINTS",
-		"10.1      PathTö  \x1b[32mpass\x1b[0m    1/1    15/15",
-		"10.2      Parse   \x1b[31mFAIL\x1b[0m    0/1    0/20",
-		"          \x1b[2m1 of 1 tests failed\x1b[0m",
-	}, lines[1:5])
-}
-
-func TestFailureExcerptKeepsDiffHeaders(t *testing.T) {
-	out := "=== RUN   TestX\n    x_test.go:1: \n        \tDiff:\n        \t--- Expected\n        \t+++ Actual\n--- FAIL: TestX (0.00s)\n"
-	assert.Equal(t, "    x_test.go:1: \n        \tDiff:\n        \t--- Expected\n        \t+++ Actual\n", failureExcerpt(out))
 }
 
 // A machine without the lab's modules must not grade: it would fail every
@@ -349,13 +313,6 @@ func TestNewRefusesAnUnreachableTempDir(t *testing.T) {
 	_, err := New(Options{Lab: testLab(t), TempDir: t.TempDir()}) // t.TempDir's parent is 0700
 	require.ErrorIs(t, err, sandbox.ErrSetup)
 	assert.Contains(t, err.Error(), "cannot pass through")
-}
-
-// A student's output shown on the instructor's terminal cannot move the
-// cursor or repaint the table: control characters are shown escaped.
-func TestFailureExcerptEscapesControlCharacters(t *testing.T) {
-	out := "=== RUN   TestX\n    x_test.go:1: boom\r\x1b[2K10.1 PathTo pass\a\n--- FAIL: TestX (0.00s)\n"
-	assert.Equal(t, `    x_test.go:1: boom\x0d\x1b[2K10.1 PathTo pass\x07`+"\n", failureExcerpt(out))
 }
 
 // declaringTestNames is src with a declaration of every top-level name that

@@ -15,6 +15,7 @@ import (
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/release/releasetest"
 	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/run"
 	"github.com/coursekit/course/grader/submission"
 )
 
@@ -210,7 +211,7 @@ func gradeRaceAttack(t *testing.T, l *lab.Lab, exercises []string, src []byte) *
 	start := time.Now()
 	rep, err := g.Grade(context.Background(), sub)
 	require.NoError(t, err)
-	assert.Less(t, time.Since(start), DefaultBuildTimeout+budgetTimeouts*raceTimeout+runGrace+15*time.Second)
+	assert.Less(t, time.Since(start), DefaultBuildTimeout+budgetTimeouts*raceTimeout+run.Grace+15*time.Second)
 	assert.Equal(t, before, hashTree(t, dir), "grading changed the submission")
 	assertNoProcessLeft(t, work)
 	assertNothingWritten(t)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/submission"
@@ -115,8 +116,8 @@ func TestGradePerTestCreditsWhatPassed(t *testing.T) {
 	assert.Equal(t, lab.ScoreAll, other.Scoring)
 	assert.Equal(t, ex.Points+other.Points, rep.Score)
 
-	gs := Gradescope(rep)
-	var perTest []GradescopeTest
+	gs := format.Gradescope(rep)
+	var perTest []format.GradescopeTest
 	for _, e := range gs.Tests {
 		if strings.HasPrefix(e.Name, "10.1 TestLab10_1_") {
 			perTest = append(perTest, e)
@@ -128,7 +129,7 @@ func TestGradePerTestCreditsWhatPassed(t *testing.T) {
 			assert.Equal(t, "after_published", e.Visibility, "entry %s", e.Name)
 		}
 	}
-	xml, err := JUnit(rep)
+	xml, err := format.JUnit(rep)
 	require.NoError(t, err)
 	assert.Contains(t, string(xml), `<property name="max_points"`, "JUnit: test cases of a per-test exercise carry their points")
 }

@@ -62,15 +62,24 @@ func AllowedImportsOf(l *lab.Lab) []string {
 type Violation struct {
 	Line    int
 	Problem string
+	Hint    string // what would be allowed instead, when the problem has one
 }
 
-// In says v of file: "session.go:12: problem", or without the line when
-// the problem is the file's as a whole.
-func (v Violation) In(file string) string {
+// At says where v is and what: "session.go:12: problem", or without the
+// line when the problem is the file's as a whole.
+func (v Violation) At(file string) string {
 	if v.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", file, v.Line, v.Problem)
 	}
 	return file + ": " + v.Problem
+}
+
+// In says v of file, with its hint: "session.go:12: problem; hint".
+func (v Violation) In(file string) string {
+	if v.Hint != "" {
+		return v.At(file) + "; " + v.Hint
+	}
+	return v.At(file)
 }
 
 // Error lists every violation of a student file, so a student can fix
@@ -274,7 +283,7 @@ func (c *Checker) Check(src []byte) error {
 	}
 	vs := make([]Violation, len(res.Violations))
 	for i, v := range res.Violations {
-		vs[i] = Violation{Line: v.Line, Problem: v.Problem}
+		vs[i] = Violation{Line: v.Line, Problem: v.Problem, Hint: v.Hint}
 	}
 	return &Error{File: c.editable, Violations: vs}
 }

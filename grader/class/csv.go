@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/coursekit/course/grader"
 )
 
 // This file reads and rewrites the table `course grade --csv` writes (a
@@ -21,7 +19,7 @@ import (
 // Gradescope) matches students by.
 
 // ownColumns are the columns of grader.CSVHeader after the exercises.
-var ownColumns = grader.CSVHeader(nil)[1:]
+var ownColumns = CSVHeader(nil)[1:]
 
 // exerciseLike is a column name that looks like an exercise id ("10.2"):
 // never a roster column, so that ReadGradebook can tell where the roster's
@@ -157,7 +155,7 @@ func (e *columnError) Unwrap() error { return e.err }
 // "submission" and the first column that is an exercise's (one of ids, or a
 // name like "10.2") or one of the score columns.
 func gradebookRoster(header, ids []string) (int, error) {
-	want := grader.CSVHeader(ids)
+	want := CSVHeader(ids)
 	if header[0] != "submission" {
 		return 0, &columnError{1, fmt.Errorf("column 1 is %q, want %q: %s", visible(header[0]), "submission", notOurs)}
 	}
@@ -321,7 +319,7 @@ func (g *Gradebook) Write(w io.Writer) error {
 	for _, row := range slices.Concat([][]string{g.Header}, g.Rows) {
 		out := make([]string, len(row))
 		for i, cell := range row {
-			out[i] = grader.CSVCell(cell)
+			out[i] = CSVCell(cell)
 		}
 		if err := cw.Write(out); err != nil {
 			return err
@@ -488,7 +486,7 @@ func JoinRoster(header []string, rows [][]string, ros *Roster) (newHeader []stri
 	safe := func(cells []string) []string {
 		out := make([]string, len(cells))
 		for i, c := range cells {
-			out[i] = grader.CSVCell(c)
+			out[i] = CSVCell(c)
 		}
 		return out
 	}
@@ -515,7 +513,7 @@ func JoinRoster(header []string, rows [][]string, ros *Roster) (newHeader []stri
 	}
 	for _, name := range ros.Missing(graded) {
 		row := make([]string, len(newHeader))
-		row[0] = grader.CSVCell(name)
+		row[0] = CSVCell(name)
 		cells, _ := ros.Lookup(name)
 		copy(row[1:], safe(cells))
 		row[len(row)-1] = noSubmission
@@ -526,7 +524,7 @@ func JoinRoster(header []string, rows [][]string, ros *Roster) (newHeader []stri
 
 // key is a submission name as the grader writes it in a CSV cell, so that
 // a name matches its cell: grader.CSVCell does nothing to a cell it made.
-func key(name string) string { return grader.CSVCell(name) }
+func key(name string) string { return CSVCell(name) }
 
 // nameOf is the name of r when it is a file, or else what.
 func nameOf(r io.Reader, what string) string {

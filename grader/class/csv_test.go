@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/report"
 )
 
@@ -33,11 +32,11 @@ func gradedCSV(t *testing.T) string {
 	erin.Score = 18
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	require.NoError(t, w.Write(grader.CSVHeader(ids7)))
+	require.NoError(t, w.Write(CSVHeader(ids7)))
 	for _, r := range append(reports, erin) {
-		require.NoError(t, w.Write(grader.CSVRow(r, ids7)))
+		require.NoError(t, w.Write(CSVRow(r, ids7)))
 	}
-	require.NoError(t, w.Write(grader.ErrorCSVRow("dave", ids7, errors.New(notGraded["dave"]))))
+	require.NoError(t, w.Write(ErrorCSVRow("dave", ids7, errors.New(notGraded["dave"]))))
 	w.Flush()
 	require.NoError(t, w.Error())
 	return b.String()
@@ -60,7 +59,7 @@ func TestReadGradebookCSV_ReadsWhatCourseGradeWrites(t *testing.T) {
 	text := gradedCSV(t)
 	g, err := ReadGradebook(strings.NewReader(text), ids7)
 	require.NoError(t, err, "ReadGradebook of:\n%s", text)
-	assert.Equal(t, grader.CSVHeader(ids7), g.Header)
+	assert.Equal(t, CSVHeader(ids7), g.Header)
 	assert.Equal(t, 0, g.Roster)
 	var names []string
 	for _, row := range g.Rows {
@@ -183,9 +182,9 @@ func TestGradebookCSV_Failed(t *testing.T) {
 func TestGradebookCSV_PutReplacesInPlaceOrAppends(t *testing.T) {
 	g, err := ReadGradebook(strings.NewReader(gradedCSV(t)), ids7)
 	require.NoError(t, err)
-	bob := grader.CSVRow(reportOf("bob", 1, pass71(), pass72()), ids7)
+	bob := CSVRow(reportOf("bob", 1, pass71(), pass72()), ids7)
 	require.NoError(t, g.Put(bob))
-	require.NoError(t, g.Put(grader.ErrorCSVRow("=zoe", ids7, errors.New("no such folder"))))
+	require.NoError(t, g.Put(ErrorCSVRow("=zoe", ids7, errors.New("no such folder"))))
 	bob[1] = "changed after Put"
 	var names []string
 	for _, row := range g.Rows {
@@ -207,13 +206,13 @@ func TestGradebookCSV_PutReplacesInPlaceOrAppends(t *testing.T) {
 }
 
 func TestGradebookCSV_PutKeepsTheRosterCells(t *testing.T) {
-	header, rows, _ := JoinRoster(grader.CSVHeader(ids7), [][]string{
-		grader.CSVRow(reportOf("alice", 1, pass71(), fail72()), ids7),
+	header, rows, _ := JoinRoster(CSVHeader(ids7), [][]string{
+		CSVRow(reportOf("alice", 1, pass71(), fail72()), ids7),
 	}, readRoster(t))
 	g := &Gradebook{Header: header, Rows: rows, Roster: 3}
-	require.NoError(t, g.Put(grader.CSVRow(reportOf("alice", 1, pass71(), pass72()), ids7)))
-	require.NoError(t, g.Put(grader.CSVRow(reportOf("eve", 1, pass71(), pass72()), ids7)))
-	require.NoError(t, g.Put(grader.CSVRow(reportOf("mallory", 1, pass71(), pass72()), ids7)))
+	require.NoError(t, g.Put(CSVRow(reportOf("alice", 1, pass71(), pass72()), ids7)))
+	require.NoError(t, g.Put(CSVRow(reportOf("eve", 1, pass71(), pass72()), ids7)))
+	require.NoError(t, g.Put(CSVRow(reportOf("mallory", 1, pass71(), pass72()), ids7)))
 	assert.Equal(t, [][]string{
 		{"alice", "1001", "Lovelace, Ada", "ada@example.edu", "10", "10", "20", "20", "", "", ""},
 		{"bob", "1002", "Bob Byte", `'=HYPERLINK("http://x")`, "", "", "", "", "", "", "no submission"},
@@ -226,7 +225,7 @@ func TestGradebookCSV_PutKeepsTheRosterCells(t *testing.T) {
 }
 
 func TestGradebookCSV_WriteMakesCellsSafeAndRefusesRaggedRows(t *testing.T) {
-	g := &Gradebook{Header: grader.CSVHeader(ids7), Rows: [][]string{
+	g := &Gradebook{Header: CSVHeader(ids7), Rows: [][]string{
 		{"-rm", "10", "10", "20", "20", "", "", "line\none \x1b[2J"},
 		{"ok", "10", "10", "20", "20", "", "", `say "hi", then`},
 	}}
@@ -331,11 +330,11 @@ func TestReadRoster_RefusesWhatItCannotUse(t *testing.T) {
 
 func TestJoinRoster_GivesEveryStudentARow(t *testing.T) {
 	ros := readRoster(t)
-	header := grader.CSVHeader(ids7)
+	header := CSVHeader(ids7)
 	rows := [][]string{
-		grader.CSVRow(reportOf("eve", 1, pass71(), pass72()), ids7),
-		grader.ErrorCSVRow("mallory", ids7, errors.New("holds no session.go")),
-		grader.CSVRow(reportOf("alice", 1, pass71(), fail72()), ids7),
+		CSVRow(reportOf("eve", 1, pass71(), pass72()), ids7),
+		ErrorCSVRow("mallory", ids7, errors.New("holds no session.go")),
+		CSVRow(reportOf("alice", 1, pass71(), fail72()), ids7),
 	}
 	before := fmt.Sprint(header, rows)
 	newHeader, newRows, unknown := JoinRoster(header, rows, ros)
@@ -367,8 +366,8 @@ func TestJoinRoster_GivesEveryStudentARow(t *testing.T) {
 }
 
 func TestJoinRoster_WithoutRosterCopies(t *testing.T) {
-	header := grader.CSVHeader(ids7)
-	rows := [][]string{grader.CSVRow(reportOf("eve", 1, pass71(), pass72()), ids7)}
+	header := CSVHeader(ids7)
+	rows := [][]string{CSVRow(reportOf("eve", 1, pass71(), pass72()), ids7)}
 	newHeader, newRows, unknown := JoinRoster(header, rows, nil)
 	assert.Equal(t, header, newHeader)
 	assert.Equal(t, rows, newRows)
@@ -386,7 +385,7 @@ func ExampleJoinRoster() {
 		return
 	}
 	ids := []string{"7.1", "7.2"}
-	header, rows, unknown := JoinRoster(grader.CSVHeader(ids), [][]string{
+	header, rows, unknown := JoinRoster(CSVHeader(ids), [][]string{
 		{"alice", "10", "5", "15", "20", "", "", ""},
 		{"mallory", "10", "10", "20", "20", "", "", ""},
 	}, ros)

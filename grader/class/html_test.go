@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/late"
 	"github.com/coursekit/course/grader/report"
 )
 
@@ -27,7 +27,7 @@ func classSummary(t *testing.T) *Summary {
 	t.Helper()
 	reports, notGraded := class()
 	erin := reportOf("erin", 1, pass71(), pass72())
-	policy, err := grader.ParseLatePolicy("10%/day")
+	policy, err := late.Parse("10%/day")
 	require.NoError(t, err)
 	due := time.Date(2026, 3, 1, 23, 59, 0, 0, time.UTC)
 	policy.Apply(erin, due, due.Add(26*time.Hour))

@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/format"
+	"github.com/coursekit/course/grader/late"
 )
 
 // TestReadJSON_ReadsWhatCourseGradeWrote reads testdata/class.json, the
@@ -38,12 +39,12 @@ func TestReadJSON_ReadsWhatCourseGradeWrote(t *testing.T) {
 
 func TestReadJSON_RoundTripsTheClassArray(t *testing.T) {
 	reports, notGraded := class()
-	late := reportOf("erin", 1.5, pass71(), pass72())
-	policy, err := grader.ParseLatePolicy("10%/day, 0 after 3 days")
+	erin := reportOf("erin", 1.5, pass71(), pass72())
+	policy, err := late.Parse("10%/day, 0 after 3 days")
 	require.NoError(t, err)
 	due := time.Date(2026, 3, 1, 23, 59, 0, 0, time.UTC)
-	policy.Apply(late, due, due.Add(2*time.Hour))
-	reports = append(reports, late)
+	policy.Apply(erin, due, due.Add(2*time.Hour))
+	reports = append(reports, erin)
 
 	// As `course grade --json` writes a class: one array, the reports and
 	// the submissions that could not be graded, by name.
@@ -53,7 +54,7 @@ func TestReadJSON_RoundTripsTheClassArray(t *testing.T) {
 	}
 	entries = append(entries, map[string]string{"submission": "dave", "path": "submissions/dave", "error": notGraded["dave"]})
 	var b bytes.Buffer
-	require.NoError(t, grader.WriteJSON(&b, entries))
+	require.NoError(t, format.WriteJSON(&b, entries))
 
 	gotReports, gotNotGraded, err := ReadJSON(&b)
 	require.NoError(t, err, "ReadJSON(what grader.WriteJSON wrote of a class)")
@@ -76,7 +77,7 @@ func TestReadJSON_RoundTripsTheClassArray(t *testing.T) {
 
 func TestReadJSON_OneReport(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, grader.WriteJSON(&b, reportOf("alice", 2, pass71())))
+	require.NoError(t, format.WriteJSON(&b, reportOf("alice", 2, pass71())))
 	reports, notGraded, err := ReadJSON(&b)
 	require.NoError(t, err, "ReadJSON(one report, as `course grade --json sub` prints it)")
 	require.Len(t, reports, 1)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/safetext"
 	"github.com/coursekit/course/grader/submission"
@@ -113,12 +113,12 @@ func WriteJSON(w io.Writer, results []Result) error {
 			out[i] = r.Report
 		}
 	}
-	return grader.WriteJSON(w, out)
+	return format.WriteJSON(w, out)
 }
 
 // WriteTable writes one row per submission: pass/FAIL per exercise of ids,
 // the score and a note. WriteSummaryText gives the pass rates.
-func WriteTable(w io.Writer, results []Result, ids []string, st grader.Style) error {
+func WriteTable(w io.Writer, results []Result, ids []string, st format.Style) error {
 	header := []textcol.Cell{textcol.Plain("SUBMISSION")}
 	for _, id := range ids {
 		header = append(header, textcol.Plain(id))

@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/format"
+	"github.com/coursekit/course/grader/late"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/submission"
 )
@@ -145,19 +146,19 @@ func TestWriteJSONReadsBack(t *testing.T) {
 }
 
 func TestWriteTableRowsNotesAndRates(t *testing.T) {
-	late := reportOf("carol", 1, pass71(), pass72())
-	policy, err := grader.ParseLatePolicy("10%/day")
+	carol := reportOf("carol", 1, pass71(), pass72())
+	policy, err := late.Parse("10%/day")
 	require.NoError(t, err)
 	due := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	policy.Apply(late, due, due.Add(26*time.Hour))
+	policy.Apply(carol, due, due.Add(26*time.Hour))
 	results := []Result{
 		{Name: "alice", Report: reportOf("alice", 1, pass71(), pass72())},
 		{Name: "bob\x1b[2J", Report: reportOf("bob", 1, fail71(report.StatusFail), pass72())},
-		{Name: "carol", Report: late},
+		{Name: "carol", Report: carol},
 		{Name: "dave", Err: errors.New("holds no demo.go")},
 	}
 	var b strings.Builder
-	require.NoError(t, WriteTable(&b, results, []string{"7.1", "7.2"}, grader.Style{}))
+	require.NoError(t, WriteTable(&b, results, []string{"7.1", "7.2"}, format.Style{}))
 	out := b.String()
 	assert.Regexp(t, `(?m)^SUBMISSION +7\.1 +7\.2 +SCORE +NOTE$`, out)
 	assert.Regexp(t, `(?m)^alice +pass +pass +20/20$`, out)

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/late"
 	"github.com/coursekit/course/grader/report"
 )
 
@@ -292,14 +292,14 @@ func TestSummarize_TimedOutAndSlowest(t *testing.T) {
 
 func TestSummarize_StudentRows(t *testing.T) {
 	reports, notGraded := class()
-	late := reportOf("erin", 1, pass71(), pass72())
+	lateOne := reportOf("erin", 1, pass71(), pass72())
 	due := time.Date(2026, 3, 1, 23, 59, 0, 0, time.UTC)
-	policy, err := grader.ParseLatePolicy("10%/day")
+	policy, err := late.Parse("10%/day")
 	require.NoError(t, err)
-	policy.Apply(late, due, due.Add(26*time.Hour))
+	policy.Apply(lateOne, due, due.Add(26*time.Hour))
 	rejected := reportOf("frank", 1, fail71(report.StatusNotRun), exercise("7.2", 10, test("TestLab7_2_C", report.StatusNotRun)))
 	rejected.Build = report.Build{Rejected: true, Output: "session.go:3: import \"os\" is not allowed"}
-	reports = append(reports, late, rejected)
+	reports = append(reports, lateOne, rejected)
 
 	s, err := Summarize(reports, notGraded, nil)
 	require.NoError(t, err, "Summarize(class with a late and a rejected submission)")

@@ -5,17 +5,15 @@ import (
 	"fmt"
 	"io"
 	"slices"
-
-	"github.com/coursekit/course/grader"
 )
 
 // Row is r's row under grader.CSVHeader(ids), named as the class knows it.
 func Row(r Result, ids []string) []string {
 	if r.Err != nil {
-		return grader.ErrorCSVRow(r.Name, ids, r.Err)
+		return ErrorCSVRow(r.Name, ids, r.Err)
 	}
-	row := grader.CSVRow(r.Report, ids)
-	row[0] = grader.CSVCell(r.Name)
+	row := CSVRow(r.Report, ids)
+	row[0] = CSVCell(r.Name)
 	return row
 }
 
@@ -46,7 +44,7 @@ type Table struct {
 // with ros's columns after "submission" when ros is not nil.
 func NewTable(w io.Writer, ids []string, ros *Roster) (*Table, error) {
 	t := &Table{w: csv.NewWriter(w), ids: ids, roster: ros}
-	header := grader.CSVHeader(ids)
+	header := CSVHeader(ids)
 	if ros != nil {
 		header = append(append([]string{header[0]}, ros.Columns()...), header[1:]...)
 	}
@@ -56,7 +54,7 @@ func NewTable(w io.Writer, ids []string, ros *Roster) (*Table, error) {
 // Add writes r's row.
 func (t *Table) Add(r Result) error {
 	row := Row(r, t.ids)
-	t.names = append(t.names, grader.CSVCell(r.Name))
+	t.names = append(t.names, CSVCell(r.Name))
 	if t.roster != nil {
 		var ok bool
 		if row, ok = withRoster(row, t.roster, r.Name); !ok {
@@ -73,7 +71,7 @@ func (t *Table) Finish() (missing, unknown []string, err error) {
 	if t.roster == nil {
 		return nil, nil, nil
 	}
-	_, joined, _ := JoinRoster(grader.CSVHeader(t.ids), nil, t.roster)
+	_, joined, _ := JoinRoster(CSVHeader(t.ids), nil, t.roster)
 	for _, row := range joined {
 		if !slices.Contains(t.names, row[0]) {
 			missing = append(missing, row[0])

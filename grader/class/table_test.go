@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/coursekit/course/grader"
 )
 
 func TestTableWritesRowsAsTheyComeAndTheRosterLast(t *testing.T) {
@@ -32,7 +30,7 @@ func TestTableWritesRowsAsTheyComeAndTheRosterLast(t *testing.T) {
 }
 
 func TestRegradeReplacesRowsInPlace(t *testing.T) {
-	book, err := ReadGradebook(strings.NewReader(strings.Join(grader.CSVHeader([]string{"7.1"}), ",")+"\n"+
+	book, err := ReadGradebook(strings.NewReader(strings.Join(CSVHeader([]string{"7.1"}), ",")+"\n"+
 		"alice,10,10,10,,,\nbob,0,0,10,,,\ncarol,,,,,,not graded: holds no demo.go\n"), []string{"7.1"})
 	require.NoError(t, err)
 	g, err := NewRegrade(book, []string{"7.1"}, nil)

@@ -30,7 +30,8 @@ func (c *checker) syntaxRules(fset *token.FileSet, f *ast.File) []Violation {
 			continue
 		}
 		if !allowed[p] {
-			add(imp.Pos(), "import %q is not allowed; a lab file may import only: %s", p, strings.Join(c.req.Allowed, ", "))
+			vs = append(vs, Violation{Line: fset.Position(imp.Pos()).Line, Problem: fmt.Sprintf("import %q is not allowed", p),
+				Hint: "a lab file may import only: " + strings.Join(c.req.Allowed, ", ")})
 		}
 	}
 	for _, group := range f.Comments {

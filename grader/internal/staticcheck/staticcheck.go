@@ -49,6 +49,7 @@ type Request struct {
 type Violation struct {
 	Line    int    `json:"line,omitempty"`
 	Problem string `json:"problem"`
+	Hint    string `json:"hint,omitempty"` // what would be allowed instead, when the problem has one
 }
 
 // Result is the verdict on a file: Violations when it may not be built,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/autograder"
+	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/release"
 	"github.com/coursekit/course/grader/report"
@@ -316,12 +317,12 @@ func runAutograderReport(opts *ReportOptions) error {
 	var write func(w io.Writer, r *report.Report) error
 	switch opts.Format {
 	case "text":
-		write = func(w io.Writer, r *report.Report) error { return grader.WriteText(w, r, grader.Style{}) }
+		write = func(w io.Writer, r *report.Report) error { return format.WriteText(w, r, format.Style{}) }
 	case "markdown":
-		write = grader.WriteMarkdown
+		write = format.WriteMarkdown
 	case "junit":
 		write = func(w io.Writer, r *report.Report) error {
-			data, err := grader.JUnit(r)
+			data, err := format.JUnit(r)
 			if err == nil {
 				_, err = w.Write(data)
 			}

@@ -14,8 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/class"
 	classpkg "github.com/coursekit/course/grader/class"
+	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/release/releasetest"
 )
 
@@ -92,28 +93,28 @@ func TestGoldenReportFormats(t *testing.T) {
 	for _, r := range reports {
 		t.Run(r.Submission, func(t *testing.T) {
 			var b bytes.Buffer
-			require.NoError(t, grader.WriteText(&b, r, grader.Style{}))
+			require.NoError(t, format.WriteText(&b, r, format.Style{}))
 			golden(t, r.Submission+".txt", b.Bytes())
 
-			x, err := grader.JUnit(r)
+			x, err := format.JUnit(r)
 			require.NoError(t, err)
 			golden(t, r.Submission+".junit.xml", x)
 
 			b.Reset()
-			require.NoError(t, grader.WriteJSON(&b, grader.Gradescope(r)))
+			require.NoError(t, format.WriteJSON(&b, format.Gradescope(r)))
 			golden(t, r.Submission+".gradescope.json", b.Bytes())
 
-			c50, err := grader.Classroom50(r, func(k string) string { return env[k] }, graded)
+			c50, err := format.Classroom50(r, func(k string) string { return env[k] }, graded)
 			require.NoError(t, err)
 			data, err := json.MarshalIndent(c50, "", "  ")
 			require.NoError(t, err)
 			golden(t, r.Submission+".classroom50.json", append(data, '\n'))
 
 			b.Reset()
-			require.NoError(t, grader.WriteMarkdown(&b, r))
+			require.NoError(t, format.WriteMarkdown(&b, r))
 			golden(t, r.Submission+".md", b.Bytes())
 
-			golden(t, r.Submission+".csv", []byte(strings.Join(grader.CSVRow(r, ids), "\t")+"\n"))
+			golden(t, r.Submission+".csv", []byte(strings.Join(class.CSVRow(r, ids), "\t")+"\n"))
 		})
 	}
 }

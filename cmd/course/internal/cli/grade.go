@@ -20,7 +20,9 @@ import (
 
 	"github.com/coursekit/course/grader"
 	classpkg "github.com/coursekit/course/grader/class"
+	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/late"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/safetext"
 	"github.com/coursekit/course/grader/sandbox"
@@ -206,7 +208,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	if class && opts.Format == formatGradescope {
 		return usageError(fmt.Errorf("--format gradescope grades one submission (results.json is per submission), not %d", len(paths)))
 	}
-	late, err := newLateRule(opts)
+	lateRule, err := newLateRule(opts)
 	if err != nil {
 		return usageError(err)
 	}
@@ -225,7 +227,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 		// No lab could read it: the same report as for a known lab.
 		if !class && opts.Format == formatGradescope && opts.Output != "" && checkOutputs(opts, paths) == nil {
 			_ = writeFileAtomic(opts.Output, func(w io.Writer) error {
-				return grader.WriteJSON(w, gradescopeError(err, strings.Join(catalog.EditableNames(), " or ")))
+				return format.WriteJSON(w, gradescopeError(err, strings.Join(catalog.EditableNames(), " or ")))
 			})
 		}
 		return cannotGrade(err)
@@ -251,7 +253,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 				if opts.Format == formatGradescope && opts.Output != "" {
 					// Tell the student why, in the results Gradescope shows.
 					_ = writeFileAtomic(opts.Output, func(w io.Writer) error {
-						return grader.WriteJSON(w, gradescopeError(err, strings.Join(l.Editable, " and ")))
+						return format.WriteJSON(w, gradescopeError(err, strings.Join(l.Editable, " and ")))
 					})
 				}
 				return cannotGrade(err)
@@ -320,8 +322,10 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	prog := newProgress(opts.IO.ErrOut, class, total, desc)
 	var results []classpkg.Result
 	record := func(r classpkg.Result) error {
-		if late != nil {
-			r = late.Apply(r)
+		if lateRule != nil {
+			one := []classpkg.Result{r}
+			classpkg.ApplyLate(one, lateRule)
+			r = one[0]
 		}
 		results = append(results, r)
 		if table != nil {
@@ -368,26 +372,26 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 		if r.Err != nil {
 			return cannotGrade(fmt.Errorf("%s: could not grade: %w", r.Path, r.Err))
 		}
-		if err := writeReport(opts, func(w io.Writer, st grader.Style) error {
+		if err := writeReport(opts, func(w io.Writer, st format.Style) error {
 			switch opts.Format {
 			case formatJSON:
-				return grader.WriteJSON(w, r.Report)
+				return format.WriteJSON(w, r.Report)
 			case formatGradescope:
-				return grader.WriteJSON(w, grader.Gradescope(r.Report))
+				return format.WriteJSON(w, format.Gradescope(r.Report))
 			case formatClassroom50:
-				res, err := grader.Classroom50(r.Report, opts.Getenv, time.Now())
+				res, err := format.Classroom50(r.Report, opts.Getenv, time.Now())
 				if err != nil {
 					return err
 				}
-				return grader.WriteJSON(w, res)
+				return format.WriteJSON(w, res)
 			case formatJUnit:
-				data, err := grader.JUnit(r.Report)
+				data, err := format.JUnit(r.Report)
 				if err == nil {
 					_, err = w.Write(data)
 				}
 				return err
 			}
-			return grader.WriteText(w, r.Report, st)
+			return format.WriteText(w, r.Report, st)
 		}); err != nil {
 			return cannotGrade(err)
 		}
@@ -417,7 +421,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 		}
 	}
 	closing := classpkg.Elapsed(len(results)-notGraded, notGraded, elapsed)
-	if err := writeReport(opts, func(w io.Writer, st grader.Style) error {
+	if err := writeReport(opts, func(w io.Writer, st format.Style) error {
 		return writeClassReport(w, st, opts.Format, results, l, ids, closing)
 	}); err != nil {
 		return cannotGrade(err)
@@ -445,13 +449,13 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 
 // writeClassReport writes a class's report in format: the JSON array, one
 // JUnit document, or the table, the summary and the closing line.
-func writeClassReport(w io.Writer, st grader.Style, format string, results []classpkg.Result, l *lab.Lab, ids []string, closing string) error {
-	switch format {
+func writeClassReport(w io.Writer, st format.Style, reportFormat string, results []classpkg.Result, l *lab.Lab, ids []string, closing string) error {
+	switch reportFormat {
 	case formatJSON:
 		return classpkg.WriteJSON(w, results)
 	case formatJUnit:
 		reports, notGraded := classpkg.Split(results)
-		data, err := grader.JUnitClass("lab "+l.Chapter, reports, notGraded)
+		data, err := format.JUnitClass("lab "+l.Chapter, reports, notGraded)
 		if err == nil {
 			_, err = w.Write(data)
 		}
@@ -571,7 +575,7 @@ func runGradeFrom(opts *GradeOptions) error {
 			return cannotGrade(fmt.Errorf("--csv %s: %w", opts.CSV, err))
 		}
 	}
-	if err := writeReport(opts, func(w io.Writer, st grader.Style) error {
+	if err := writeReport(opts, func(w io.Writer, st format.Style) error {
 		return writeClassReport(w, st, opts.Format, results, l, ids, "")
 	}); err != nil {
 		return cannotGrade(err)
@@ -610,47 +614,26 @@ func reports0Lab(reports []*report.Report, chapter string) string {
 var errTimesGit = errors.New("--times git is no more: a commit's time is whatever the student's machine wrote; give the times a platform recorded, a CSV file of submission,submitted_at (an LMS export, GitHub or GitLab push events) or --times gradescope")
 
 // newLateRule reads --late, --due and --times; nil without --late.
-func newLateRule(opts *GradeOptions) (*classpkg.Late, error) {
-	if opts.Late == "" {
-		if opts.Due != "" || opts.Times != "" {
-			return nil, errors.New("--due and --times say when work was due and handed in: they need --late POLICY")
-		}
-		return nil, nil
-	}
-	policy, err := grader.ParseLatePolicy(opts.Late)
-	if err != nil {
-		return nil, fmt.Errorf("--late: %w", err)
-	}
-	rule := &classpkg.Late{Policy: policy}
-	if opts.Due != "" {
-		if rule.Due, err = time.Parse(time.RFC3339, opts.Due); err != nil {
-			return nil, fmt.Errorf("--due %q: want an RFC 3339 time such as 2026-12-01T23:59:00Z or 2026-12-01T23:59:00+08:00", opts.Due)
-		}
-	}
-	switch src := opts.Times; {
-	case src == "":
+func newLateRule(opts *GradeOptions) (*late.Rule, error) {
+	rule, err := late.NewRule(opts.Late, opts.Due, opts.Times)
+	switch {
+	case errors.Is(err, late.ErrNeedsPolicy):
+		return nil, errors.New("--due and --times say when work was due and handed in: they need --late POLICY")
+	case errors.Is(err, late.ErrNeedsTimes):
 		return nil, errors.New("--late needs --times: a CSV file of submission,submitted_at (an LMS export, a platform's push events) or gradescope (Gradescope's submission metadata)")
-	case src == "gradescope" || strings.HasPrefix(src, "gradescope="):
-		path := strings.TrimPrefix(strings.TrimPrefix(src, "gradescope"), "=")
-		if path == "" {
-			path = "/autograder/submission_metadata.json"
-		}
-		due, submitted, err := grader.GradescopeTimes(path)
-		if err != nil {
-			return nil, fmt.Errorf("--times %s: %w", src, err)
-		}
-		if opts.Due == "" {
-			rule.Due = due // the assignment's, or the student's extension
-		}
-		rule.SubmittedAt = func(classpkg.Result) (time.Time, error) { return submitted, nil }
-		return rule, nil
-	default:
-		if rule.SubmittedAt, err = classpkg.TimesFromFile(src); err != nil {
-			return nil, fmt.Errorf("--times: %w", err)
-		}
-	}
-	if opts.Due == "" {
+	case errors.Is(err, late.ErrNeedsDue):
 		return nil, errors.New("--late needs --due, the due date as an RFC 3339 time such as 2026-12-01T23:59:00Z (only --times gradescope reads it from Gradescope)")
+	case errors.Is(err, late.ErrPolicy):
+		return nil, fmt.Errorf("--late: %w", err)
+	case errors.Is(err, late.ErrBadDue):
+		return nil, fmt.Errorf("--due %q: want an RFC 3339 time such as 2026-12-01T23:59:00Z or 2026-12-01T23:59:00+08:00", opts.Due)
+	}
+	var se *late.SourceError
+	switch {
+	case errors.As(err, &se) && se.Gradescope:
+		return nil, fmt.Errorf("--times %s: %w", se.Source, se.Err)
+	case err != nil:
+		return nil, fmt.Errorf("--times: %w", err)
 	}
 	return rule, nil
 }
@@ -819,26 +802,26 @@ func checkOutputs(opts *GradeOptions, paths []string) error {
 // writeReport writes the report with write to -o FILE (atomically: the
 // file is whole or untouched) or to standard output, in colour only on a
 // terminal without NO_COLOR.
-func writeReport(opts *GradeOptions, write func(io.Writer, grader.Style) error) error {
+func writeReport(opts *GradeOptions, write func(io.Writer, format.Style) error) error {
 	if opts.Output != "" {
-		return writeFileAtomic(opts.Output, func(w io.Writer) error { return write(w, grader.Style{}) })
+		return writeFileAtomic(opts.Output, func(w io.Writer) error { return write(w, format.Style{}) })
 	}
 	color := isTerminal(opts.IO.Out) && opts.Getenv("NO_COLOR") == ""
-	return write(opts.IO.Out, grader.Style{Color: color})
+	return write(opts.IO.Out, format.Style{Color: color})
 }
 
 // gradescopeError is the results.json of a submission that could not be
 // read: no points, and the reason for the student to see. files names what
 // to upload, as the lab's manifest names it.
-func gradescopeError(err error, files string) grader.GradescopeResults {
+func gradescopeError(err error, files string) format.GradescopeResults {
 	msg := err.Error()
 	var se *submission.Error
 	if errors.As(err, &se) {
 		msg = "Your submission " + se.Reason + "."
 	}
-	return grader.GradescopeResults{
+	return format.GradescopeResults{
 		Score: 0, Output: msg + "\nUpload your " + files + ", or a .zip holding it.", OutputFormat: "text",
-		Visibility: "visible", Tests: []grader.GradescopeTest{},
+		Visibility: "visible", Tests: []format.GradescopeTest{},
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/lab"
 )
 
@@ -193,7 +193,7 @@ func hintHeader(m hintWords, lang string, h lab.Hint, i, n int, ex lab.Exercise)
 
 // writeHint writes a hint under its header, indented, in lang (English
 // when it has no text in lang).
-func writeHint(w io.Writer, st grader.Style, header string, h lab.Hint, lang string) {
+func writeHint(w io.Writer, st format.Style, header string, h lab.Hint, lang string) {
 	text := h.EN
 	if lang == langZH && strings.TrimSpace(h.ZH) != "" {
 		text = h.ZH

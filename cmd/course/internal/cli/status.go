@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/textcol"
 )
@@ -76,7 +76,7 @@ func runStatus(ctx context.Context, opts *StatusOptions) error {
 }
 
 // writeStatus writes the table of exercises, the points and what to do next.
-func writeStatus(w io.Writer, ws *Workspace, res *runOutcome, st grader.Style) error {
+func writeStatus(w io.Writer, ws *Workspace, res *runOutcome, st format.Style) error {
 	fmt.Fprintf(w, "Lab %s: %s  (%s)\n\n", ws.Lab.Chapter, ws.Lab.Title, ws.Dir)
 	if res.Broken {
 		writeBroken(w, res, st)
@@ -141,7 +141,7 @@ func writeStatus(w io.Writer, ws *Workspace, res *runOutcome, st grader.Style) e
 
 // nextStep is the closing line: the first exercise that fails (the graded
 // ones come before the bonus ones), or the news that all pass.
-func nextStep(res *runOutcome, st grader.Style) string {
+func nextStep(res *runOutcome, st format.Style) string {
 	next := firstFailing(res)
 	switch {
 	case next == nil:
@@ -193,7 +193,7 @@ func firstFailing(res *runOutcome) *exerciseOutcome {
 }
 
 // writeBroken shows, once, why go test ran no test.
-func writeBroken(w io.Writer, res *runOutcome, st grader.Style) {
+func writeBroken(w io.Writer, res *runOutcome, st format.Style) {
 	what := "go test ran no test; it printed:"
 	if res.BuildFailed {
 		what = "The code does not compile, so every exercise fails:"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/lab"
 )
 
@@ -138,7 +138,7 @@ func currentExercise(res *runOutcome, withBonus bool) *exerciseOutcome {
 // allPassLine says that every graded exercise passes, and names an
 // optional one that does not, with the command (course test, course
 // watch) that takes it on: optional work is offered, never failed.
-func allPassLine(res *runOutcome, st grader.Style, command string) string {
+func allPassLine(res *runOutcome, st format.Style, command string) string {
 	for _, eo := range res.Exercises {
 		if eo.Exercise.Bonus && !eo.Passed {
 			e := eo.Exercise
@@ -150,7 +150,7 @@ func allPassLine(res *runOutcome, st grader.Style, command string) string {
 }
 
 // testVerdict writes the run of one exercise and returns its exit status.
-func testVerdict(out io.Writer, res *runOutcome, eo *exerciseOutcome, st grader.Style) error {
+func testVerdict(out io.Writer, res *runOutcome, eo *exerciseOutcome, st format.Style) error {
 	ex := eo.Exercise
 	writeExercise(out, res, eo, st)
 	if !eo.Passed {
@@ -177,7 +177,7 @@ func lookupExercise(l *lab.Lab, id string) (lab.Exercise, error) {
 
 // writeExercise writes the run of one exercise: why nothing ran, or each
 // test with the output of those that failed, and then the verdict.
-func writeExercise(w io.Writer, res *runOutcome, eo *exerciseOutcome, st grader.Style) {
+func writeExercise(w io.Writer, res *runOutcome, eo *exerciseOutcome, st format.Style) {
 	if res.Broken {
 		writeBroken(w, res, st)
 	} else {
@@ -188,7 +188,7 @@ func writeExercise(w io.Writer, res *runOutcome, eo *exerciseOutcome, st grader.
 
 // writeTests writes one line a test, ✓ or ✗, and under a test that did
 // not pass what it printed (without go test's === RUN framing), indented.
-func writeTests(w io.Writer, eo *exerciseOutcome, st grader.Style) {
+func writeTests(w io.Writer, eo *exerciseOutcome, st format.Style) {
 	limit := maxOutputLines
 	for _, t := range eo.Tests {
 		mark, note := st.Fail("✗"), ""
@@ -228,7 +228,7 @@ func writeTests(w io.Writer, eo *exerciseOutcome, st grader.Style) {
 
 // verdictLine is "PASS N.M Name: 9 of 9 tests passed", or FAIL and a
 // pointer to the hints.
-func verdictLine(eo *exerciseOutcome, st grader.Style) string {
+func verdictLine(eo *exerciseOutcome, st format.Style) string {
 	e := eo.Exercise
 	if eo.Passed {
 		return fmt.Sprintf("%s %s %s: %d of %d tests passed", st.Pass("PASS"), e.ID, e.Name, eo.passedTests(), len(eo.Tests))

@@ -17,7 +17,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
 
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/lab"
 )
 
@@ -104,7 +104,7 @@ type watcher struct {
 	opts   *WatchOptions
 	ws     *Workspace
 	out    io.Writer
-	st     grader.Style
+	st     format.Style
 	live   *liveLine
 	order  []lab.Exercise
 	passed map[string]bool // by exercise id, as the last run of each said

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/testjson"
@@ -443,8 +443,8 @@ func testStatus(r *testjson.TestResult) string {
 
 // styleFor is how to colour what is written to w: only on a terminal, and
 // never when NO_COLOR is set, as `course grade` does.
-func styleFor(w io.Writer, getenv func(string) string) grader.Style {
-	return grader.Style{Color: isTerminal(w) && getenv("NO_COLOR") == ""}
+func styleFor(w io.Writer, getenv func(string) string) format.Style {
+	return format.Style{Color: isTerminal(w) && getenv("NO_COLOR") == ""}
 }
 
 // progressBar is a bar of width cells, [████░░░░], filled in proportion to

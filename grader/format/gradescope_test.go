@@ -1,4 +1,4 @@
-package grader
+package format
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coursekit/course/grader/judge"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/report"
 )
@@ -19,10 +20,10 @@ func hiddenFailureReport() *report.Report {
 	parts := []report.ExerciseReport{
 		{ID: "10.3", Name: "Queue", Passed: true, MaxPoints: 20, Tests: []report.TestReport{{Name: "TestLab10_3_PublicOne", Status: report.StatusPass}}},
 		{ID: "10.3", Name: "Queue", MaxPoints: 20,
-			Reason: "data race (the race detector found one): TestLab10_3_SecretTwin writes secretInputValue",
+			Causes: []report.Cause{{Kind: report.Race, Detail: "TestLab10_3_SecretTwin writes secretInputValue"}},
 			Tests:  []report.TestReport{{Name: "TestLab10_3_SecretTwin", Status: report.StatusFail, Hidden: true, Output: "secretInputValue\n"}}},
 	}
-	ex := combine(lab.Exercise{ID: "10.3", Name: "Queue", Points: 20}, parts)
+	ex := judge.Combine(lab.Exercise{ID: "10.3", Name: "Queue", Points: 20}, parts)
 	return &report.Report{Submission: "alice", Build: report.Build{OK: true}, Exercises: []report.ExerciseReport{ex}, MaxScore: 20}
 }
 
@@ -33,7 +34,7 @@ func TestGradescopeKeepsHiddenDetailForAfterPublication(t *testing.T) {
 	rep := hiddenFailureReport()
 	ex := rep.Exercises[0]
 	assert.Equal(t, "hidden tests: data race (the race detector found one)", ex.Reason,
-		"combine(a public pass, a hidden race) reason: want the hidden part cut at its first colon")
+		"judge.Combine(a public pass, a hidden race) reason: want the hidden part cut at its first colon")
 	assert.Contains(t, ex.HiddenReason, "TestLab10_3_SecretTwin")
 
 	res := Gradescope(rep)

@@ -1,4 +1,4 @@
-package grader
+package judge
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/coursekit/course/grader/harness"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/sandbox"
 	"github.com/coursekit/course/grader/testjson"
@@ -24,12 +25,12 @@ func eventsSay(names ...string) *testjson.Summary {
 	return s
 }
 
-func cleanRun(rep harnessReport, names ...string) *runResult {
-	var tests []expectedTest
+func cleanRun(rep harness.Report, names ...string) *Run {
+	var tests []Expected
 	for _, n := range names {
-		tests = append(tests, expectedTest{name: n})
+		tests = append(tests, Expected{Name: n})
 	}
-	return &runResult{tests: tests, sum: eventsSay(names...), rep: rep, timeout: time.Minute, cap: sandbox.DefaultOutputCap}
+	return &Run{Tests: tests, Events: eventsSay(names...), Report: rep, Timeout: time.Minute, OutputCap: sandbox.DefaultOutputCap}
 }
 
 // The events are text student code can print; the harness's report on
@@ -50,14 +51,14 @@ func TestJudgeTakesResultsFromTheHarnessNotTheEvents(t *testing.T) {
 		{"a test twice", nonce + " fail TestA\n" + nonce + " pass TestA\n" + nonce + " pass TestB\n" + nonce + " end 0\n", false, "twice"},
 		{"a line after the end", nonce + " pass TestA\n" + nonce + " pass TestB\n" + nonce + " end 0\n" + nonce + " pass TestA\n", false, "does not end"},
 		{"end 0 after a failure", nonce + " pass TestA\n" + nonce + " fail TestB\n" + nonce + " end 0\n", false, "1 of 2 tests failed"},
-		{"a report longer than the harness ever writes", nonce + " pass TestA\n" + nonce + " pass TestB\n" + strings.Repeat(nonce+" skip TestC\n", maxReportBytes/12) + nonce + " end 0\n", false, "longer than 1024 KiB"},
+		{"a report longer than the harness ever writes", nonce + " pass TestA\n" + nonce + " pass TestB\n" + strings.Repeat(nonce+" skip TestC\n", harness.MaxReportBytes/12) + nonce + " end 0\n", false, "longer than 1024 KiB"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := cleanRun(readHarnessReport([]byte(c.report), nonce), "TestA", "TestB")
+			r := cleanRun(harness.Parse([]byte(c.report), nonce), "TestA", "TestB")
 			er := &report.ExerciseReport{ID: "1.1", MaxPoints: 10}
-			judge(er, r)
-			assert.Equal(t, c.pass, er.Passed, "judge(events: both pass; harness report %q) passed = %v, reason %q", c.report, er.Passed, er.Reason)
+			Exercise(er, r)
+			assert.Equal(t, c.pass, er.Passed, "Exercise(events: both pass; harness report %q) passed = %v, reason %q", c.report, er.Passed, er.Reason)
 			if !c.pass {
 				assert.Contains(t, er.Reason, c.reason)
 				assert.Zero(t, er.Points)
@@ -69,9 +70,9 @@ func TestJudgeTakesResultsFromTheHarnessNotTheEvents(t *testing.T) {
 // A shared run is trusted for an exercise only when the harness ended it
 // normally; otherwise the exercise is run on its own.
 func TestJudgeSharedNeedsTheHarnessEnd(t *testing.T) {
-	r := cleanRun(readHarnessReport([]byte("n pass TestA\n"), "n"), "TestA")
+	r := cleanRun(harness.Parse([]byte("n pass TestA\n"), "n"), "TestA")
 	er := &report.ExerciseReport{ID: "1.1", MaxPoints: 10}
-	assert.False(t, judgeShared(er, r, r.tests), "judgeShared with a report that never ended: want undecided")
-	r = cleanRun(readHarnessReport([]byte("n pass TestA\nn end 0\n"), "n"), "TestA")
-	assert.True(t, judgeShared(er, r, r.tests), "judgeShared with a clean report and exit 0: want a pass")
+	assert.False(t, Shared(er, r, r.Tests), "Shared with a report that never ended: want undecided")
+	r = cleanRun(harness.Parse([]byte("n pass TestA\nn end 0\n"), "n"), "TestA")
+	assert.True(t, Shared(er, r, r.Tests), "Shared with a clean report and exit 0: want a pass")
 }

@@ -1,4 +1,9 @@
-package grader
+// Package late is late work: a late policy (how much a late submission
+// loses), where the time a submission was handed in comes from (a CSV an
+// LMS exports, Gradescope's submission metadata: never the submission
+// itself, whose times its author wrote), and the rule that joins them and
+// takes the penalty from a report.
+package late
 
 import (
 	"encoding/json"
@@ -13,10 +18,10 @@ import (
 	"github.com/coursekit/course/grader/report"
 )
 
-// LatePolicy is how a late submission loses points: a share of its score
+// Policy is how a late submission loses points: a share of its score
 // for every started day (or hour) after the due date, after a grace
 // period, and everything after a cutoff. The zero policy takes nothing.
-type LatePolicy struct {
+type Policy struct {
 	Per    float64       // the share of the score lost a started Unit (0.1 for 10%)
 	Unit   time.Duration // 24h or 1h
 	Cutoff time.Duration // later than this after the due date scores 0; 0 means no cutoff
@@ -24,10 +29,10 @@ type LatePolicy struct {
 	text   string
 }
 
-// ErrLatePolicy is what every policy that cannot be read wraps.
-var ErrLatePolicy = errors.New("late policy")
+// ErrPolicy is what every policy that cannot be read wraps.
+var ErrPolicy = errors.New("late policy")
 
-// ParseLatePolicy reads a policy such as "10%/day, 0 after 3 days": clauses
+// Parse reads a policy such as "10%/day, 0 after 3 days": clauses
 // separated by commas, each one of
 //
 //	N%/day, N%/hour     lose N% of the score for every started day or hour late
@@ -36,10 +41,10 @@ var ErrLatePolicy = errors.New("late policy")
 //
 // Anything else is an error naming the clause: a policy that cannot be read
 // never grades as if there were none.
-func ParseLatePolicy(s string) (LatePolicy, error) {
-	p := LatePolicy{text: strings.TrimSpace(s)}
-	bad := func(clause, why string) (LatePolicy, error) {
-		return LatePolicy{}, fmt.Errorf("%w %q: %q %s", ErrLatePolicy, s, clause, why)
+func Parse(s string) (Policy, error) {
+	p := Policy{text: strings.TrimSpace(s)}
+	bad := func(clause, why string) (Policy, error) {
+		return Policy{}, fmt.Errorf("%w %q: %q %s", ErrPolicy, s, clause, why)
 	}
 	seen := map[string]bool{}
 	for _, clause := range strings.Split(s, ",") {
@@ -104,11 +109,11 @@ func ParseLatePolicy(s string) (LatePolicy, error) {
 }
 
 // String returns the policy as it was written.
-func (p LatePolicy) String() string { return p.text }
+func (p Policy) String() string { return p.text }
 
 // Apply takes the penalty of a submission made at submitted, due at due,
 // from r's score, and records it in r.Late.
-func (p LatePolicy) Apply(r *report.Report, due, submitted time.Time) {
+func (p Policy) Apply(r *report.Report, due, submitted time.Time) {
 	l := &report.Late{Due: due, Submitted: submitted, Policy: p.text, RawScore: r.Score}
 	late := submitted.Sub(due)
 	if late > p.Grace {

@@ -1,4 +1,4 @@
-package grader
+package class
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coursekit/course/grader/late"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/safetext"
 	"github.com/stretchr/testify/assert"
@@ -24,7 +25,7 @@ func TestCSVRowGivesPointsAndIsSafeInASpreadsheet(t *testing.T) {
 			{ID: "10.2", Points: 7.5, MaxPoints: 20, Scoring: "per-test"},
 		}}
 	due := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	p, err := ParseLatePolicy("20%/day")
+	p, err := late.Parse("20%/day")
 	assert.NoError(t, err)
 	p.Apply(r, due, due.Add(time.Hour))
 	row := CSVRow(r, ids)

@@ -1,4 +1,4 @@
-package grader
+package format
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ var gradedAt = time.Date(2026, 6, 1, 16, 33, 11, 0, time.FixedZone("CEST", 2*360
 
 func classroom50Schema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	sch, err := jsonschema.NewCompiler().Compile(filepath.Join("autograder", "testdata", "classroom50-result.schema.json"))
+	sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "autograder", "testdata", "classroom50-result.schema.json"))
 	require.NoError(t, err)
 	return sch
 }

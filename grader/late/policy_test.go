@@ -1,4 +1,4 @@
-package grader
+package late
 
 import (
 	"errors"
@@ -7,20 +7,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func TestParseLatePolicyReadsEveryClause(t *testing.T) {
-	p, err := ParseLatePolicy("10%/day, 0 after 3 days")
+func TestParseReadsEveryClause(t *testing.T) {
+	p, err := Parse("10%/day, 0 after 3 days")
 	require.NoError(t, err)
 	assert.Equal(t, 0.1, p.Per)
 	assert.Equal(t, 24*time.Hour, p.Unit)
 	assert.Equal(t, 72*time.Hour, p.Cutoff)
 	assert.Equal(t, "10%/day, 0 after 3 days", p.String())
 
-	p, err = ParseLatePolicy("2.5%/hour, grace 15m")
+	p, err = Parse("2.5%/hour, grace 15m")
 	require.NoError(t, err)
 	assert.Equal(t, 0.025, p.Per)
 	assert.Equal(t, time.Hour, p.Unit)
@@ -29,14 +30,14 @@ func TestParseLatePolicyReadsEveryClause(t *testing.T) {
 
 	for _, bad := range []string{"", "10%", "10%/week", "0%/day", "150%/day", "0 after three days",
 		"0 after 3 weeks", "grace soon", "10%/day, 5%/day", "half off", "grace 1h", "10%/day,"} {
-		_, err := ParseLatePolicy(bad)
-		assert.ErrorIs(t, err, ErrLatePolicy, "ParseLatePolicy(%q) error = %v, want one wrapping ErrLatePolicy", bad, err)
+		_, err := Parse(bad)
+		assert.ErrorIs(t, err, ErrPolicy, "Parse(%q) error = %v, want one wrapping ErrPolicy", bad, err)
 	}
 }
 
-func TestLatePolicyApply(t *testing.T) {
+func TestPolicyApply(t *testing.T) {
 	due := time.Date(2026, 11, 30, 23, 59, 0, 0, time.UTC)
-	p, err := ParseLatePolicy("10%/day, 0 after 3 days, grace 10m")
+	p, err := Parse("10%/day, 0 after 3 days, grace 10m")
 	require.NoError(t, err)
 	cases := []struct {
 		late    time.Duration
@@ -63,7 +64,7 @@ func TestLatePolicyApply(t *testing.T) {
 	p.Apply(r, due, due.Add(25*time.Hour))
 	assert.Contains(t, r.Late.Describe(), "late by 25h0m0s: 20% taken (10%/day, 0 after 3 days, grace 10m")
 	assert.Contains(t, r.Late.Describe(), "raw score 90")
-	assert.Contains(t, Gradescope(r).Output, "Your submission was late by 25h0m0s")
+	assert.Contains(t, format.Gradescope(r).Output, "Your submission was late by 25h0m0s")
 }
 
 func TestGradescopeTimes(t *testing.T) {

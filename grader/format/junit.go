@@ -1,4 +1,4 @@
-package grader
+package format
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package grader
+package format
 
 import (
 	"fmt"
@@ -161,7 +161,7 @@ func Classroom50(r *report.Report, getenv func(string) string, now time.Time) (C
 // of the hidden tests.
 func classroom50Output(ex report.ExerciseReport) string {
 	var b strings.Builder
-	if ex.Reason != "" && !isCountReason(ex.Reason) {
+	if ex.Reason != "" && !ex.OnlyCounts() {
 		fmt.Fprintf(&b, "%s\n\n", ex.Reason)
 	}
 	for _, t := range ex.Tests {
@@ -224,7 +224,7 @@ func classroom50PerTest(ex report.ExerciseReport) []Classroom50Test {
 		return []Classroom50Test{{Name: ex.ID + " " + ex.Name, Passed: ex.Passed, MaxScore: ex.MaxPoints,
 			Score: int(math.Round(ex.Points)), Output: classroom50Output(ex)}}
 	}
-	if ex.Reason != "" && !isCountReason(ex.Reason) && !ex.Passed {
+	if ex.Reason != "" && !ex.OnlyCounts() && !ex.Passed {
 		entries[0].Output = ex.Reason + "\n\n" + entries[0].Output
 	}
 	return entries

@@ -1,4 +1,4 @@
-package grader
+package build
 
 import (
 	"crypto/sha256"
@@ -16,19 +16,19 @@ import (
 	"github.com/coursekit/course/grader/sandbox"
 )
 
-// buildCache is where grading builds find the compiled standard library
+// Cache is where grading builds find the compiled standard library
 // and course modules: a directory of the grader's own (one per toolchain
 // and race mode) that the set-up check fills and every grading build only
 // reads, through a GOCACHEPROG helper (package buildcache). A build's own
 // outputs stay in its work directory and go with it.
-type buildCache struct {
-	helper string // the GOCACHEPROG program
-	base   string // the directory it serves
+type Cache struct {
+	Helper string // the GOCACHEPROG program
+	Base   string // the directory it serves
 }
 
-// newBuildCache builds the helper, if need be, and finds the base for
+// NewCache builds the helper, if need be, and finds the base for
 // goBin's toolchain.
-func newBuildCache(goBin string, race bool) (*buildCache, error) {
+func NewCache(goBin string, race bool) (*Cache, error) {
 	helper, err := helperprog.Build(goBin, goenv.Env(false), "buildcache", buildcache.Source, buildcache.ModulePath, buildcache.Dir)
 	if err != nil {
 		return nil, err
@@ -53,22 +53,22 @@ func newBuildCache(goBin string, race bool) (*buildCache, error) {
 	if err := cachedir.Owned(base, true); err != nil {
 		return nil, fmt.Errorf("%w: the build cache %s: %v", sandbox.ErrSetup, base, err)
 	}
-	return &buildCache{helper: helper, base: base}, nil
+	return &Cache{Helper: helper, Base: base}, nil
 }
 
-// env is a build's environment: the read-only cache (writable for the
+// Env is a build's environment: the read-only cache (writable for the
 // set-up check), and the go command's own cache and temporary files in
 // work, which is removed with the build.
-func (c *buildCache) env(env []string, work string, writable bool) []string {
-	prog := quoteArg(c.helper) + " -dir " + quoteArg(c.base)
+func (c *Cache) Env(env []string, work string, writable bool) []string {
+	prog := quoteArg(c.Helper) + " -dir " + quoteArg(c.Base)
 	if writable {
 		prog += " -write"
 	}
 	return append(env, "GOCACHEPROG="+prog, "GOCACHE="+filepath.Join(work, "gocache"), "GOTMPDIR="+filepath.Join(work, "gotmp"))
 }
 
-// prepare makes the directories env names.
-func (c *buildCache) prepare(work string) error {
+// Prepare makes the directories env names.
+func (c *Cache) Prepare(work string) error {
 	for _, d := range []string{"gocache", "gotmp"} {
 		if err := os.MkdirAll(filepath.Join(work, d), 0o700); err != nil {
 			return err
@@ -77,11 +77,11 @@ func (c *buildCache) prepare(work string) error {
 	return nil
 }
 
-// filled reports whether the set-up check has put anything into the base:
+// Filled reports whether the set-up check has put anything into the base:
 // a go command too old for GOCACHEPROG (before Go 1.24) ignores it, and
 // would cache a student's build where the next one finds it.
-func (c *buildCache) filled() bool {
-	entries, err := os.ReadDir(filepath.Join(c.base, "a"))
+func (c *Cache) Filled() bool {
+	entries, err := os.ReadDir(filepath.Join(c.Base, "a"))
 	return err == nil && len(entries) > 0
 }
 

@@ -1,4 +1,4 @@
-package grader
+package format
 
 import (
 	"fmt"
@@ -57,7 +57,7 @@ func Gradescope(r *report.Report) GradescopeResults {
 		var out, hiddenOut strings.Builder
 		// The reason may count hidden tests too ("4 of 18 tests failed");
 		// the public lines below and the hidden count say it per kind.
-		if ex.Reason != "" && !isCountReason(ex.Reason) {
+		if ex.Reason != "" && !ex.OnlyCounts() {
 			fmt.Fprintf(&out, "%s\n\n", ex.Reason)
 		}
 		for _, t := range ex.Tests {

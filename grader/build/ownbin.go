@@ -1,10 +1,11 @@
-package grader
+package build
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,8 +29,8 @@ var trimOwnBins sync.Once
 // directory, and the build's flags). A candidate the next self-check finds
 // there is neither compiled nor linked again; one whose files changed has
 // another name. Student code never comes here: its builds keep nothing.
-func (g *Grader) ownBinary(srcDir string) (string, error) {
-	dir := g.opts.ownBinDir
+func (b *Builder) ownBinary(srcDir string) (string, error) {
+	dir := b.cfg.OwnBinDir
 	if dir == "" {
 		base, err := cachedir.Dir()
 		if err != nil {
@@ -42,8 +43,8 @@ func (g *Grader) ownBinary(srcDir string) (string, error) {
 	}
 	trimOwnBins.Do(func() { removeOlderThan(dir, time.Now().Add(-ownBinAge)) })
 	h := sha256.New()
-	fmt.Fprintf(h, "course-grade own binary 1\nsetup %s\nargs %q\n", g.setupID, g.buildArgs(""))
-	if err := hashFS(h, os.DirFS(srcDir)); err != nil {
+	fmt.Fprintf(h, "course-grade own binary 1\nsetup %s\nargs %q\n", b.cfg.SetupKey, Args("", b.cfg.Race))
+	if err := HashFS(h, os.DirFS(srcDir)); err != nil {
 		return "", err
 	}
 	return filepath.Join(dir, hex.EncodeToString(h.Sum(nil))[:32]+".test"), nil
@@ -90,4 +91,19 @@ func removeOlderThan(dir string, t time.Time) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
+}
+
+// HashFS writes every file of fsys into h, in order.
+func HashFS(h interface{ Write([]byte) (int, error) }, fsys fs.FS) error {
+	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err == nil {
+			fmt.Fprintf(h, "file %s %d\n", p, len(data))
+			_, err = h.Write(data)
+		}
+		return err
+	})
 }

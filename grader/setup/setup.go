@@ -1,4 +1,12 @@
-package grader
+// Package setup checks, once per toolchain, course, lab and machine, that
+// this machine can grade the lab (its modules, a C compiler for the race
+// detector, the standard library compiled into the grader's build cache),
+// and finds what grading needs from the go command: its test2json, the
+// build cache's helper and directory, the export data and the helper the
+// static check reads. The answer is kept in the grader's cache directory
+// under a key made of everything it depends on, and asked again when one
+// changes or a file it names is gone.
+package setup
 
 import (
 	"crypto/sha256"
@@ -13,22 +21,60 @@ import (
 
 	"golang.org/x/mod/module"
 
+	"github.com/coursekit/course/grader/build"
 	"github.com/coursekit/course/grader/check"
 	"github.com/coursekit/course/grader/internal/atomicfile"
 	"github.com/coursekit/course/grader/internal/buildcache"
 	"github.com/coursekit/course/grader/internal/cachedir"
 	"github.com/coursekit/course/grader/internal/goenv"
 	"github.com/coursekit/course/grader/internal/staticcheck"
+	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/sandbox"
 )
 
-// setupRecord is what New learns by asking the go command, which costs a
-// good part of a second: the test2json converter, the helpers, the build
-// cache (filled by the set-up check), and the export data the checker
-// reads. Its answer cannot change while the toolchain, the course, the lab
-// and the machine's settings do not, so it is kept in the grader's cache
-// directory under a key made of all of them, and asked again when one
-// changes or a file it names is gone.
+// Config is what a set-up is for.
+type Config struct {
+	Lab     *lab.Lab
+	GoBin   string            // the go command (build.FindGo)
+	Race    bool              // grading builds use the race detector
+	Hidden  bool              // the hidden tests are graded
+	Extra   map[string][]byte // private test files, by name
+	Given   map[string][]byte // the lab's given files, which the checker reads
+	Sandbox *sandbox.Sandbox  // bounds the set-up's own build
+	TempDir string
+}
+
+// Toolchain is the set-up's answer.
+type Toolchain struct {
+	Key         string            // what the answer depends on, hashed (build.Config.SetupKey)
+	Test2JSON   string            // the toolchain's test2json
+	Cache       *build.Cache      // the grader's build cache, filled
+	Exports     map[string]string // import path -> export data file, for the checker
+	CheckHelper string            // the checker's helper program
+}
+
+// Run gives the set-up's answer for c: from the record of an earlier
+// grader with the same key when every file it names is still there, else
+// by asking the go command (which costs a good part of a second, and
+// compiles the standard library the first time), then keeping the answer
+// for the next.
+func Run(c Config) (*Toolchain, error) {
+	s := &state{cfg: c}
+	rec, err := s.setUp(c.Given)
+	if err != nil {
+		return nil, err
+	}
+	return &Toolchain{Key: s.key, Test2JSON: rec.Test2JSON, Cache: s.cache, Exports: rec.Exports, CheckHelper: rec.CheckHelper}, nil
+}
+
+// state is one set-up under way.
+type state struct {
+	cfg   Config
+	key   string
+	cache *build.Cache
+}
+
+// setupRecord is the set-up's answer as it is kept.
 type setupRecord struct {
 	Test2JSON   string            `json:"test2json"`
 	CheckHelper string            `json:"check_helper"`
@@ -47,10 +93,10 @@ var setupEnv = []string{
 // setupKey hashes what the set-up's answer depends on: the go command's
 // file, the settings above, the race mode, the lab's grading files (hidden
 // ones too when graded), the private tests and the helpers' sources.
-func (g *Grader) setupKey() (string, error) {
+func (s *state) setupKey() (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "course-grade setup 1\nrace %v\nhidden %v\n", g.race, g.opts.Hidden)
-	bin, err := filepath.EvalSymlinks(g.goBin)
+	fmt.Fprintf(h, "course-grade setup 1\nrace %v\nhidden %v\n", s.cfg.Race, s.cfg.Hidden)
+	bin, err := filepath.EvalSymlinks(s.cfg.GoBin)
 	if err != nil {
 		return "", err
 	}
@@ -62,62 +108,44 @@ func (g *Grader) setupKey() (string, error) {
 	for _, k := range setupEnv {
 		fmt.Fprintf(h, "env %s=%q\n", k, os.Getenv(k))
 	}
-	fp, err := g.opts.Lab.Fingerprint(g.opts.Hidden)
+	fp, err := s.cfg.Lab.Fingerprint(s.cfg.Hidden)
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(h, "lab %s %s\n", g.opts.Lab.Slug, fp)
-	names := make([]string, 0, len(g.extra))
-	for name := range g.extra {
+	fmt.Fprintf(h, "lab %s %s\n", s.cfg.Lab.Slug, fp)
+	names := make([]string, 0, len(s.cfg.Extra))
+	for name := range s.cfg.Extra {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(h, "extra %s %d\n", name, len(g.extra[name]))
-		h.Write(g.extra[name])
+		fmt.Fprintf(h, "extra %s %d\n", name, len(s.cfg.Extra[name]))
+		h.Write(s.cfg.Extra[name])
 	}
 	for _, src := range []fs.FS{staticcheck.Source, buildcache.Source} {
-		if err := hashFS(h, src); err != nil {
+		if err := build.HashFS(h, src); err != nil {
 			return "", err
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
 }
 
-// hashFS writes every file of fsys into h, in order.
-func hashFS(h interface{ Write([]byte) (int, error) }, fsys fs.FS) error {
-	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err == nil {
-			fmt.Fprintf(h, "file %s %d\n", p, len(data))
-			_, err = h.Write(data)
-		}
-		return err
-	})
-}
-
-// setUp gives g what the set-up asks the go command for: from the record
-// of an earlier grader with the same key when every file it names is still
-// there, else by asking (and checking that the lab builds), then keeping
-// the answer for the next.
-func (g *Grader) setUp(given map[string][]byte) (*setupRecord, error) {
-	key, err := g.setupKey()
+// setUp finds the answer: kept, or asked and then kept.
+func (s *state) setUp(given map[string][]byte) (*setupRecord, error) {
+	key, err := s.setupKey()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", sandbox.ErrSetup, err)
 	}
-	g.setupID = key
+	s.key = key
 	dir, err := cachedir.Dir()
 	if err != nil {
 		return nil, err
 	}
 	p := filepath.Join(dir, "setup-"+key+".json")
-	if rec, ok := g.loadSetup(p); ok {
+	if rec, ok := s.loadSetup(p); ok {
 		return rec, nil
 	}
-	rec, err := g.askSetup(given)
+	rec, err := s.askSetup(given)
 	if err != nil {
 		return nil, err
 	}
@@ -132,32 +160,32 @@ func (g *Grader) setUp(given map[string][]byte) (*setupRecord, error) {
 }
 
 // askSetup runs every check of the set-up and finds what the record holds.
-func (g *Grader) askSetup(given map[string][]byte) (*setupRecord, error) {
+func (s *state) askSetup(given map[string][]byte) (*setupRecord, error) {
 	rec := &setupRecord{}
 	var err error
-	if rec.Test2JSON, err = findTest2JSON(g.goBin); err != nil {
+	if rec.Test2JSON, err = build.FindTest2JSON(s.cfg.GoBin); err != nil {
 		return nil, err
 	}
-	if g.race {
-		if err := checkRaceToolchain(g.goBin); err != nil {
+	if s.cfg.Race {
+		if err := checkRaceToolchain(s.cfg.GoBin); err != nil {
 			return nil, err
 		}
 	}
-	if g.cache, err = newBuildCache(g.goBin, g.race); err != nil {
+	if s.cache, err = build.NewCache(s.cfg.GoBin, s.cfg.Race); err != nil {
 		return nil, err
 	}
-	if err := g.checkSetup(); err != nil {
+	if err := s.checkSetup(); err != nil {
 		return nil, err
 	}
-	rec.CacheHelper, rec.CacheBase = g.cache.helper, g.cache.base
+	rec.CacheHelper, rec.CacheBase = s.cache.Helper, s.cache.Base
 	want, err := check.Imports(given)
 	if err != nil {
 		return nil, err
 	}
-	if rec.Exports, err = check.ExportData(g.goBin, goenv.Env(false), want); err != nil {
+	if rec.Exports, err = check.ExportData(s.cfg.GoBin, goenv.Env(false), want); err != nil {
 		return nil, err
 	}
-	if rec.CheckHelper, err = check.BuildHelper(g.goBin, goenv.Env(false)); err != nil {
+	if rec.CheckHelper, err = check.BuildHelper(s.cfg.GoBin, goenv.Env(false)); err != nil {
 		return nil, err
 	}
 	return rec, nil
@@ -166,7 +194,7 @@ func (g *Grader) askSetup(given map[string][]byte) (*setupRecord, error) {
 // loadSetup reads the record at p and takes it only if every file it
 // names is still there (the helpers this user's own), the build cache is
 // filled, and the lab's modules are still in the module cache.
-func (g *Grader) loadSetup(p string) (*setupRecord, bool) {
+func (s *state) loadSetup(p string) (*setupRecord, bool) {
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return nil, false
@@ -189,18 +217,18 @@ func (g *Grader) loadSetup(p string) (*setupRecord, bool) {
 			return nil, false
 		}
 	}
-	cache := &buildCache{helper: rec.CacheHelper, base: rec.CacheBase}
-	if !cache.filled() || !g.labModulesPresent() {
+	cache := &build.Cache{Helper: rec.CacheHelper, Base: rec.CacheBase}
+	if !cache.Filled() || !s.labModulesPresent() {
 		return nil, false
 	}
-	g.cache = cache
+	s.cache = cache
 	return &rec, true
 }
 
 // labModulesPresent reports whether every module a lab workspace requires
 // is still extracted in the module cache, where an offline build finds it.
-func (g *Grader) labModulesPresent() bool {
-	reqs, err := g.opts.Lab.Requirements()
+func (s *state) labModulesPresent() bool {
+	reqs, err := s.cfg.Lab.Requirements()
 	if err != nil {
 		return false
 	}

@@ -1,4 +1,4 @@
-package grader
+package format
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ func WriteMarkdown(w io.Writer, r *report.Report) error {
 		if r.Build.Rejected {
 			what = "was rejected before building"
 		}
-		fmt.Fprintf(&b, "The file %s: %s\n\n", what, mdText(compilerLine(r.Build.Output)))
+		fmt.Fprintf(&b, "The file %s: %s\n\n", what, mdText(CompilerLine(r.Build.Output)))
 	}
 	if d := r.Late.Describe(); d != "" {
 		fmt.Fprintf(&b, "Submitted %s.\n\n", mdText(d))
@@ -61,4 +61,15 @@ func mdText(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// CompilerLine picks the first line of a build's output that says what is
+// wrong (not the "# package" header).
+func CompilerLine(out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
+			return t
+		}
+	}
+	return "see the build output"
 }

@@ -1,4 +1,4 @@
-package grader_test
+package format
 
 import (
 	"encoding/xml"
@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/report"
 )
 
@@ -59,7 +58,7 @@ type junitMessage struct {
 
 func parseJUnit(t *testing.T, r *report.Report) parsedSuites {
 	t.Helper()
-	data, err := grader.JUnit(r)
+	data, err := JUnit(r)
 	require.NoError(t, err)
 	require.Contains(t, string(data), `<?xml version="1.0" encoding="UTF-8"?>`)
 	var doc parsedSuites
@@ -127,7 +126,7 @@ func TestJUnitCountsEveryKindOfResult(t *testing.T) {
 	assert.Equal(t, []int{2, 1, 1}, []int{none.Tests, none.Failures, none.Skipped})
 	require.Len(t, none.Cases, 2)
 	assert.Equal(t, "not run", none.Cases[0].Skipped.Message)
-	assert.Equal(t, grader.JUnitVerdictCase, none.Cases[1].Name)
+	assert.Equal(t, JUnitVerdictCase, none.Cases[1].Name)
 	assert.Equal(t, "no test ran", none.Cases[1].Failure.Message)
 
 	assert.Equal(t, 2+5+2, doc.Tests)
@@ -183,7 +182,7 @@ func TestJUnitClassHasASuitePerSubmission(t *testing.T) {
 		}}
 	eve := &report.Report{Submission: "eve", Build: report.Build{Rejected: true, Output: `import "os" is not allowed`}, MaxScore: 35,
 		Exercises: []report.ExerciseReport{{ID: "10.1", Name: "PathTo", MaxPoints: 15, Reason: "rejected", Tests: []report.TestReport{{Name: "TestLab10_1_A", Status: report.StatusNotRun}}}}}
-	data, err := grader.JUnitClass("lab 10", []*report.Report{alice, eve}, map[string]string{"dave": "holds no session.go"})
+	data, err := JUnitClass("lab 10", []*report.Report{alice, eve}, map[string]string{"dave": "holds no session.go"})
 	require.NoError(t, err)
 	var doc parsedSuites
 	require.NoError(t, xml.Unmarshal(data, &doc), string(data))
@@ -202,7 +201,7 @@ func TestJUnitClassHasASuitePerSubmission(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{"score": "15", "max_score": "35", "path": "subs/alice"}, props)
 	assert.Equal(t, 1, e.Errors, "a rejected file is an error in its suite")
-	assert.Equal(t, "10.1 "+grader.JUnitVerdictCase, e.Cases[1].Name)
+	assert.Equal(t, "10.1 "+JUnitVerdictCase, e.Cases[1].Name)
 	assert.Equal(t, 2, doc.Errors)
 	assert.Equal(t, 1, doc.Failures)
 }
@@ -213,7 +212,7 @@ func TestJUnitClassHasASuitePerSubmission(t *testing.T) {
 func TestJUnitEscapesNamesTheSubmissionChose(t *testing.T) {
 	name := "c1\u009b31mred\u2028ls\u202eog.exe"
 	r := &report.Report{Submission: name, Path: "subs/" + name + ".go", Lab: "10", Exercises: []report.ExerciseReport{{ID: "10.1", Name: "PathTo", Passed: true}}}
-	for _, doc := range [][]byte{must(grader.JUnit(r)), must(grader.JUnitClass("lab 10", []*report.Report{r}, map[string]string{name + "2": "holds no session.go"}))} {
+	for _, doc := range [][]byte{must(JUnit(r)), must(JUnitClass("lab 10", []*report.Report{r}, map[string]string{name + "2": "holds no session.go"}))} {
 		for _, raw := range []string{"\u009b", "\u2028", "\u202e"} {
 			assert.NotContains(t, string(doc), raw)
 		}

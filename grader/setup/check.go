@@ -1,4 +1,4 @@
-package grader
+package setup
 
 import (
 	"context"
@@ -9,39 +9,40 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coursekit/course/grader/build"
 	"github.com/coursekit/course/grader/internal/goenv"
 	"github.com/coursekit/course/grader/internal/helperprog"
 	"github.com/coursekit/course/grader/sandbox"
 )
 
-// SetupError carries what the toolchain said when the pristine lab would
+// Error carries what the toolchain said when the pristine lab would
 // not load.
-type SetupError struct {
+type Error struct {
 	Output string
 }
 
-func (e *SetupError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("%s: the course's own files do not load (%s); download the lab's modules with `go mod download` in the course's labs/ directory, or run `go test ./...` in the course once",
 		sandbox.ErrSetup, helperprog.LastLine(e.Output))
 }
 
-// Is makes every SetupError match sandbox.ErrSetup.
-func (e *SetupError) Is(target error) bool { return target == sandbox.ErrSetup }
+// Is makes every Error match sandbox.ErrSetup.
+func (e *Error) Is(target error) bool { return target == sandbox.ErrSetup }
 
 // checkSetup loads the pristine lab, with every test file the grader will
 // add, the way a build would, but without compiling: a missing module shows
 // here, before any student is graded.
-func (g *Grader) checkSetup() error {
-	dir, err := os.MkdirTemp(g.opts.TempDir, "course-setup-*")
+func (s *state) checkSetup() error {
+	dir, err := os.MkdirTemp(s.cfg.TempDir, "course-setup-*")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
 	src := filepath.Join(dir, "src")
-	if err := g.opts.Lab.WriteGradingDir(src, nil, g.opts.Hidden); err != nil {
+	if err := s.cfg.Lab.WriteGradingDir(src, nil, s.cfg.Hidden); err != nil {
 		return err
 	}
-	for name, data := range g.extra {
+	for name, data := range s.cfg.Extra {
 		if err := os.WriteFile(filepath.Join(src, name), data, 0o644); err != nil {
 			return err
 		}
@@ -51,29 +52,29 @@ func (g *Grader) checkSetup() error {
 	// otherwise compile the standard library (with the race detector, a
 	// minute or more) inside one student's build timeout.
 	args := []string{"list", "-test", "-deps", "-export", "-trimpath"}
-	if g.race {
+	if s.cfg.Race {
 		args = append(args, "-race")
 	}
 	goWork := filepath.Join(dir, "go")
-	if err := g.cache.prepare(goWork); err != nil {
+	if err := s.cache.Prepare(goWork); err != nil {
 		return err
 	}
-	out := g.sandbox.Run(context.Background(), sandbox.Job{
-		Path:    g.goBin,
+	out := s.cfg.Sandbox.Run(context.Background(), sandbox.Job{
+		Path:    s.cfg.GoBin,
 		Args:    append(args, "."),
 		Dir:     src,
-		Env:     g.cache.env(goenv.Env(g.race), goWork, true),
+		Env:     s.cache.Env(goenv.Env(s.cfg.Race), goWork, true),
 		Timeout: setupTimeout,
 		Cap:     64 << 10,
 	})
 	if out.StartErr != nil {
-		return fmt.Errorf("%w: %v", ErrNoToolchain, out.StartErr)
+		return fmt.Errorf("%w: %v", build.ErrNoToolchain, out.StartErr)
 	}
 	if out.ExitCode != 0 || out.TimedOut {
-		return &SetupError{Output: string(out.Output)}
+		return &Error{Output: string(out.Output)}
 	}
-	if !g.cache.filled() {
-		return fmt.Errorf("%w: the go command (%s) put nothing into the grader's build cache: it ignores GOCACHEPROG, which Go 1.24 brought; grade with Go 1.24 or newer", sandbox.ErrSetup, g.goBin)
+	if !s.cache.Filled() {
+		return fmt.Errorf("%w: the go command (%s) put nothing into the grader's build cache: it ignores GOCACHEPROG, which Go 1.24 brought; grade with Go 1.24 or newer", sandbox.ErrSetup, s.cfg.GoBin)
 	}
 	return nil
 }
