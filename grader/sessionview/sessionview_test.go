@@ -70,12 +70,12 @@ func TestReadAFactLog(t *testing.T) {
 }
 
 // piSession is a session file of the teaching agent's store (chapter 11)
-// in the format of pi, written by hand (the files pi itself wrote are in
-// the lab's testdata/pi): a header line without a parentId, then entries
-// of several types, a branch and a compaction.
+// that pi itself wrote (the lab's testdata/pi/tokenizer.jsonl): a header
+// line without a parentId, then entries of several types, a branch and a
+// compaction.
 func piSession(t *testing.T) []byte {
 	t.Helper()
-	data, err := fs.ReadFile(labs.FS, "11-agentstore/testdata/pi-session.jsonl")
+	data, err := fs.ReadFile(labs.FS, "11-agentstore/testdata/pi/tokenizer.jsonl")
 	require.NoError(t, err)
 	return data
 }
@@ -84,13 +84,13 @@ func TestReadAnAgentSession(t *testing.T) {
 	s := Read(piSession(t))
 	require.Nil(t, s.Bad)
 	assert.Nil(t, s.Tail)
-	assert.Equal(t, []Header{{Line: 1, Type: "session", ID: "0195932a-6e1d-7c3b-9f4e-2a6b8c0d1e2f"}}, s.Headers,
+	assert.Equal(t, []Header{{Line: 1, Type: "session", ID: "019cebab-8995-795a-8c23-654cc9f96c79"}}, s.Headers,
 		"the session header has no parentId: shown, not in the tree")
 	require.Len(t, s.Entries, 17)
-	assert.Equal(t, Entry{Line: 2, Type: "model_change", ID: "3f9a2c1b", Text: "claude-sonnet-4-5"}, s.Entries[0])
-	assert.Equal(t, Entry{Line: 3, Type: "thinking_level_change", ID: "8d2e4f6a", ParentID: "3f9a2c1b", Text: "medium"}, s.Entries[1])
+	assert.Equal(t, Entry{Line: 2, Type: "model_change", ID: "9cda2c96", Text: "claude-sonnet-4-5"}, s.Entries[0])
+	assert.Equal(t, Entry{Line: 3, Type: "thinking_level_change", ID: "642f4a02", ParentID: "9cda2c96", Text: "medium"}, s.Entries[1])
 	last := s.Entries[len(s.Entries)-1]
-	assert.Equal(t, Entry{Line: 18, Type: "message", ID: "7c8d9e0f", ParentID: "6e7f8a9b", Role: "user",
+	assert.Equal(t, Entry{Line: 18, Type: "message", ID: "8af385c5", ParentID: "701edbe6", Role: "user",
 		Text: "Now make it handle CRLF input too."}, last, "a message whose content is a string")
 	byType := map[string]int{}
 	for _, e := range s.Entries {
@@ -101,13 +101,13 @@ func TestReadAnAgentSession(t *testing.T) {
 
 	got := draw(t, string(piSession(t)), DrawOptions{})
 	lines := strings.Split(got, "\n")
-	assert.Equal(t, "line 1: session 0195932a-6e1d-7c3b-9f4e-2a6b8c0d1e2f  (no parentId: a header, not in the tree)", lines[0])
+	assert.Equal(t, "line 1: session 019cebab-8995-795a-8c23-654cc9f96c79  (no parentId: a header, not in the tree)", lines[0])
 	assert.Equal(t, "", lines[1], "a blank line between the header and the tree")
-	assert.Equal(t, `3f9a2c1b  model_change  "claude-sonnet-4-5"`, lines[2])
+	assert.Equal(t, `9cda2c96  model_change  "claude-sonnet-4-5"`, lines[2])
 	assert.Contains(t, got, "  ◆ 2 branches\n")
-	assert.Regexp(t, `(?m)^│? *5a6b7c8d  compaction  "## Goal Fix tokenize\(\) dropping the las…"$`, got, "a compaction shows its summary")
-	assert.Regexp(t, `(?m)^ *7e8f9a0b  session_info  "tokenizer last line"$`, got)
-	assert.Regexp(t, `(?m)^ *c1d2e3f4  toolResult read  "export function`, got)
+	assert.Regexp(t, `(?m)^│? *6f8beadc  compaction  "## Goal Fix tokenize\(\) dropping the las…"$`, got, "a compaction shows its summary")
+	assert.Regexp(t, `(?m)^ *440b0ebd  session_info  "tokenizer last line"$`, got)
+	assert.Regexp(t, `(?m)^ *0cb38dda  toolResult read  "export function`, got)
 }
 
 func TestReadFollowsTheCommitRules(t *testing.T) {

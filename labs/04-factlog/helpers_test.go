@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -171,21 +172,74 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// within runs f and fails the test if it has not returned after a second:
-// the function under test loops forever, for example around a cycle. Time
-// is only a safety net here, never how a test orders events. A runaway f
-// cannot be stopped, so the test binary stops with it.
+// within runs f on a goroutine of its own and waits for it. If f panics,
+// the panic is recovered there and handed back over the channel, and the
+// test fails, naming the call, the panic and where in session.go it
+// happened: the other tests still run. If f has not returned after a
+// second, the function under test loops forever, for example around a
+// cycle. Time is only a safety net here, never how a test orders events.
+// A runaway f cannot be stopped, so the test binary stops with it.
 func within(t *testing.T, what string, f func()) {
 	t.Helper()
-	done := make(chan struct{})
+	done := make(chan *panicValue, 1)
 	go func() {
-		defer close(done)
+		defer func() {
+			if v := recover(); v != nil {
+				done <- &panicValue{v, debug.Stack()}
+			}
+		}()
 		f()
+		done <- nil
 	}()
 	select {
-	case <-done:
+	case p := <-done:
+		if p != nil {
+			t.Fatal(p.report(what))
+		}
 	case <-time.After(time.Second):
 		panic(fmt.Sprintf("%s did not return within a second: it loops forever. Lab 4.2: a chain of parents "+
 			"that comes back on itself must end in a *CycleError, so keep a set of the ids you have walked", what))
 	}
+}
+
+// panicValue is a panic recovered from a call into session.go: its value
+// and the stack of the goroutine it happened on.
+type panicValue struct {
+	value any
+	stack []byte
+}
+
+// report says that the call what panicked, with what, and where in
+// session.go.
+func (p *panicValue) report(what string) string {
+	return fmt.Sprintf("%s panicked: %v\n\t(%s)\nChapter 4 expects an error value, not a panic: a function of the "+
+		"fact log that meets something wrong returns an error (a *BrokenChainError, a *CycleError, ...) and its "+
+		"caller decides; a panic would stop the agent with it. Check what may be missing (a nil map, an index out "+
+		"of range, an id not in the map) before you use it. The other tests go on.", what, p.value, inSessionGo(p.stack))
+}
+
+// inSessionGo names the frames of stack in session.go, innermost first:
+// "in your session.go: PathTo at session.go:42".
+func inSessionGo(stack []byte) string {
+	var where []string
+	lines := strings.Split(string(stack), "\n")
+	for i := 1; i < len(lines); i++ {
+		file := strings.TrimSpace(lines[i])
+		at := strings.LastIndex(file, "/session.go:")
+		if at < 0 || !strings.HasPrefix(lines[i], "\t") {
+			continue
+		}
+		fn := lines[i-1]
+		if paren := strings.LastIndex(fn, "("); paren > 0 {
+			fn = fn[:paren] // the arguments
+		}
+		fn = fn[strings.LastIndex(fn, "/")+1:] // the package's path
+		_, fn, _ = strings.Cut(fn, ".")        // the package's name
+		loc, _, _ := strings.Cut(file[at+1:], " ")
+		where = append(where, fmt.Sprintf("%s at %s", fn, loc))
+	}
+	if len(where) == 0 {
+		return "the stack does not pass through session.go"
+	}
+	return "in your session.go: " + strings.Join(where, ", called from ")
 }

@@ -1,7 +1,8 @@
 package session_test
 
-// A fake FileIO for the lab 10.5 tests, and small bounded-wait helpers shared
-// by the 10.3 and 10.5 tests.
+// A fake FileIO for the lab 10.5 tests, small bounded-wait helpers shared
+// by the 10.3 and 10.5 tests, and the recovery of a panic on a goroutine a
+// test starts.
 //
 // The fake keeps files in memory and records every AppendFile and ReadFile
 // call. Each AppendFile call (numbered from 1) can get a fakeHook that makes
@@ -15,6 +16,15 @@ package session_test
 // fakeTimeout, so a wrong implementation fails the test instead of hanging.
 // No test uses time to order events.
 //
+// Every goroutine a test starts to call into session.go recovers a panic of
+// that call and hands it back to the test's own goroutine (goCall, panics),
+// which fails the test, naming the call: a panic in session.go fails the
+// test that made the call, and the other tests still run. A goroutine hands
+// something back only when it panicked, on a channel of its own or into
+// room kept for it, so in a run without a panic the recovery adds no
+// ordering between goroutines that the race detector could see, and hides
+// no race of the store.
+//
 // Like every test file of the lab, this one is in the external package
 // session_test: it sees the store only through what the package exports,
 // and no name a student declares in session.go can clash with its names.
@@ -22,6 +32,8 @@ package session_test
 import (
 	"fmt"
 	"io/fs"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -264,10 +276,10 @@ type fakeStore interface {
 // Pending: Append never waits for the write itself.
 func fakeAppend(t *testing.T, s fakeStore, e session.SessionEntry, what string) *session.Pending {
 	t.Helper()
-	ch := make(chan *session.Pending, 1)
-	go func() { ch <- s.Append(e) }()
+	ch := goCall(fmt.Sprintf("Append(%q)", e.ID), func() *session.Pending { return s.Append(e) })
 	select {
-	case p := <-ch:
+	case o := <-ch:
+		p := o.value(t, what)
 		require.NotNil(t, p, "%s: Append(%q) returned a nil *Pending; want a Pending to wait on", what, e.ID)
 		return p
 	case <-time.After(fakeTimeout):
@@ -310,13 +322,13 @@ func fakeEntries(t *testing.T, s fakeStore, what string) ([]session.SessionEntry
 		entries []session.SessionEntry
 		err     error
 	}
-	ch := make(chan result, 1)
-	go func() {
+	ch := goCall("Entries()", func() result {
 		es, err := s.Entries()
-		ch <- result{es, err}
-	}()
+		return result{es, err}
+	})
 	select {
-	case r := <-ch:
+	case o := <-ch:
+		r := o.value(t, what)
 		return r.entries, r.err
 	case <-time.After(fakeTimeout):
 		t.Fatalf("%s: Entries() did not return — it waits for the appends called before it, "+
@@ -331,4 +343,130 @@ func fakeDescribe(err error) string {
 		return "<nil>"
 	}
 	return fmt.Sprintf("%v (%T)", err, err)
+}
+
+// ---- a panic on a goroutine a test starts ------------------------------------
+
+// panicked is a panic recovered on a goroutine that a test started to call
+// into session.go: the call, the panic's value and the goroutine's stack.
+// It is formatted on the test's goroutine, never on the one that panicked.
+type panicked struct {
+	what  string
+	value any
+	stack []byte
+}
+
+// String says what was called, that it panicked with what and where in
+// session.go, and that the chapter expects an error value.
+func (p *panicked) String() string {
+	return fmt.Sprintf("%s panicked: %v\n\t(%s)\nChapter 10 expects an error value, not a panic: what meets a bad "+
+		"entry, a bad line, a failed write or a missing parent returns an error (an append through its Pending) and "+
+		"its caller decides; a panic would stop the agent with it. Check what may be missing (a nil map or pointer, "+
+		"an index out of range, a type assertion without ok) before you use it. The other tests go on.",
+		p.what, p.value, inSessionGo(p.stack))
+}
+
+// inSessionGo names the frames of stack in session.go, innermost first:
+// "in your session.go: (*JSONLSessionStore).Append at session.go:42".
+func inSessionGo(stack []byte) string {
+	var where []string
+	lines := strings.Split(string(stack), "\n")
+	for i := 1; i < len(lines); i++ {
+		file := strings.TrimSpace(lines[i])
+		at := strings.LastIndex(file, "/session.go:")
+		if at < 0 || !strings.HasPrefix(lines[i], "\t") {
+			continue
+		}
+		fn := lines[i-1]
+		if paren := strings.LastIndex(fn, "("); paren > 0 {
+			fn = fn[:paren] // the arguments
+		}
+		fn = fn[strings.LastIndex(fn, "/")+1:] // the package's path
+		_, fn, _ = strings.Cut(fn, ".")        // the package's name
+		loc, _, _ := strings.Cut(file[at+1:], " ")
+		where = append(where, fmt.Sprintf("%s at %s", fn, loc))
+	}
+	if len(where) == 0 {
+		return "the stack does not pass through session.go"
+	}
+	return "in your session.go: " + strings.Join(where, ", called from ")
+}
+
+// outcome is how a call made by goCall ended: its value, or its panic.
+type outcome[T any] struct {
+	v     T
+	panic *panicked
+}
+
+// value returns o's value, or fails the test, naming the call, if it
+// panicked. Only the test's goroutine calls it.
+func (o outcome[T]) value(t *testing.T, what string) T {
+	t.Helper()
+	if o.panic != nil {
+		t.Fatalf("%s: %s", what, o.panic)
+	}
+	return o.v
+}
+
+// goCall calls f, the call what into session.go, on a goroutine of its own
+// and returns the channel on which that goroutine hands back how f ended:
+// its value, or the panic it raised, recovered there. The test's goroutine
+// reports it (outcome.value): the other goroutine may not fail the test.
+func goCall[T any](what string, f func() T) <-chan outcome[T] {
+	ch := make(chan outcome[T], 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				ch <- outcome[T]{panic: &panicked{what: what, value: v, stack: debug.Stack()}}
+			}
+		}()
+		ch <- outcome[T]{v: f()}
+	}()
+	return ch
+}
+
+// panics is where the goroutines a concurrency test starts hand back a
+// panic, for the test's goroutine to report once they have ended (or when
+// it gives up waiting for them). It has room for one panic of each
+// goroutine, and a goroutine sends into it only when it panicked.
+type panics chan *panicked
+
+// newPanics makes room for a panic of each of n goroutines.
+func newPanics(n int) panics { return make(panics, n) }
+
+// catch recovers a panic of the goroutine it is deferred in and hands it
+// back, naming the call what. Defer it after wg.Done, so that it runs
+// first: the panic is handed back before the goroutine counts as done.
+func (p panics) catch(what string) {
+	if v := recover(); v != nil {
+		select {
+		case p <- &panicked{what: what, value: v, stack: debug.Stack()}:
+		default: // more goroutines than room: the first panics are reported
+		}
+	}
+}
+
+// report fails the test for every panic handed back so far, and stops it
+// if there was one: what the goroutines left behind is not worth checking.
+func (p panics) report(t *testing.T) {
+	t.Helper()
+	if p.any(t) {
+		t.FailNow()
+	}
+}
+
+// any fails the test for every panic handed back so far and says whether
+// there was one.
+func (p panics) any(t *testing.T) bool {
+	t.Helper()
+	found := false
+	for {
+		select {
+		case x := <-p:
+			t.Error(x)
+			found = true
+		default:
+			return found
+		}
+	}
 }

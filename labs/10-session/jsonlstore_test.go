@@ -46,13 +46,13 @@ func jsonlOpen(t *testing.T, fio session.FileIO, path, what string) (*session.JS
 		s   *session.JSONLSessionStore
 		err error
 	}
-	ch := make(chan result, 1)
-	go func() {
+	ch := goCall(fmt.Sprintf("OpenJSONLSessionStore(%q)", path), func() result {
 		s, err := session.OpenJSONLSessionStore(fio, path)
-		ch <- result{s, err}
-	}()
+		return result{s, err}
+	})
 	select {
-	case r := <-ch:
+	case o := <-ch:
+		r := o.value(t, what)
 		return r.s, r.err
 	case <-time.After(fakeTimeout):
 		t.Fatalf("%s: OpenJSONLSessionStore(%q) did not return", what, path)
@@ -378,18 +378,18 @@ func TestLab10_5_EntriesWaitsAndReturnsCopies(t *testing.T) {
 		es  []session.SessionEntry
 		err error
 	}
-	read := make(chan result, 1)
-	go func() {
+	read := goCall("Entries()", func() result {
 		// Release the blocked write, then read at once: Entries is called
 		// after the three Append calls, so it must wait for all three,
 		// however far the writes have got.
 		gate.open()
 		es, err := s.Entries()
-		read <- result{es, err}
-	}()
+		return result{es, err}
+	})
 	var r result
 	select {
-	case r = <-read:
+	case o := <-read:
+		r = o.value(t, "Entries() called after three appends, the first one blocked in AppendFile")
 	case <-time.After(fakeTimeout):
 		t.Fatal("Entries() did not return after the blocked write was released")
 	}
@@ -708,9 +708,9 @@ func TestLab10_5_CallersInFlightSeeTheTaintInTheirTurn(t *testing.T) {
 		err     error
 	}
 	const readers = 4
-	reads := make(chan []read, readers)
-	for r := 0; r < readers; r++ {
-		go func() {
+	reads := make([]<-chan outcome[[]read], readers)
+	for r := range reads {
+		reads[r] = goCall("Entries(), called while b's write was in flight,", func() []read {
 			var rs []read
 			for k := 0; k < 1000; k++ {
 				es, err := s.Entries()
@@ -719,8 +719,8 @@ func TestLab10_5_CallersInFlightSeeTheTaintInTheirTurn(t *testing.T) {
 					break
 				}
 			}
-			reads <- rs
-		}()
+			return rs
+		})
 	}
 	// Other goroutines keep appending until they see b's append complete:
 	// their calls and the failing write touch the store at the same time.
@@ -728,13 +728,13 @@ func TestLab10_5_CallersInFlightSeeTheTaintInTheirTurn(t *testing.T) {
 	// under -race taking one the failing write just gave back would order
 	// the two goroutines and hide a race.)
 	const others, most = 4, 1000
-	other := make(chan []*session.Pending, others)
-	for g := 0; g < others; g++ {
+	other := make([]<-chan outcome[[]*session.Pending], others)
+	for g := range other {
 		entries := make([]session.SessionEntry, most)
 		for k := range entries {
 			entries[k] = user(fmt.Sprintf("g%d-%d", g, k), "", "from another goroutine")
 		}
-		go func() {
+		other[g] = goCall("Append, called from another goroutine while b's write was in flight,", func() []*session.Pending {
 			var ps []*session.Pending
 			for _, e := range entries {
 				ps = append(ps, s.Append(e))
@@ -742,8 +742,8 @@ func TestLab10_5_CallersInFlightSeeTheTaintInTheirTurn(t *testing.T) {
 					break
 				}
 			}
-			other <- ps
-		}()
+			return ps
+		})
 	}
 	gate.open() // b's write now writes half its line and fails
 
@@ -751,10 +751,11 @@ func TestLab10_5_CallersInFlightSeeTheTaintInTheirTurn(t *testing.T) {
 	assert.True(t, errors.Is(err, ioErr) && !errors.Is(err, session.ErrTainted),
 		"Append(b), whose write failed, = %s; want the write error itself", fakeDescribe(err))
 	jsonlRequireTainted(t, fakeWaitPending(t, pC, "Append(c)"), ioErr, "Append(c), called while b's write was in flight,")
-	for g := 0; g < others; g++ {
+	for g := range other {
 		var ps []*session.Pending
 		select {
-		case ps = <-other:
+		case o := <-other[g]:
+			ps = o.value(t, "another goroutine appending")
 		case <-time.After(fakeTimeout):
 			t.Fatal("the appends of another goroutine did not return")
 		}
@@ -763,10 +764,11 @@ func TestLab10_5_CallersInFlightSeeTheTaintInTheirTurn(t *testing.T) {
 				fmt.Sprintf("Append(%q), called from another goroutine after b's write had started,", fmt.Sprintf("g%d-%d", g, k)))
 		}
 	}
-	for r := 0; r < readers; r++ {
+	for r := range reads {
 		var rs []read
 		select {
-		case rs = <-reads:
+		case o := <-reads[r]:
+			rs = o.value(t, "a reader")
 		case <-time.After(fakeTimeout):
 			t.Fatal("Entries() called while b's write was in flight did not return after the write failed")
 		}

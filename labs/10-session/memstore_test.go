@@ -262,11 +262,13 @@ func TestLab10_3_ConcurrentAppends(t *testing.T) {
 	s := session.NewInMemorySessionStore()
 
 	errs := make(chan error, 2*goroutines*perG) // room for every error: senders never block
+	caught := newPanics(goroutines)
 	var wg sync.WaitGroup
 	for g := 0; g < goroutines; g++ {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
+			defer caught.catch("Append, Entries or Wait, in one of 8 goroutines appending at once,")
 			var ps []*session.Pending
 			for j := 0; j < perG; j++ {
 				id := fmt.Sprintf("g%d-%02d", g, j)
@@ -284,13 +286,7 @@ func TestLab10_3_ConcurrentAppends(t *testing.T) {
 			}
 		}(g)
 	}
-	allDone := make(chan struct{})
-	go func() { wg.Wait(); close(allDone) }()
-	select {
-	case <-allDone:
-	case <-time.After(fakeTimeout):
-		t.Fatalf("%d goroutines appending %d entries each did not finish — deadlock in Append/Entries?", goroutines, perG)
-	}
+	memWaitGroup(t, &wg, caught, fmt.Sprintf("%d goroutines appending %d entries each", goroutines, perG))
 	close(errs)
 	for err := range errs {
 		t.Errorf("concurrent use: %s; want every distinct root committed", fakeDescribe(err))
@@ -315,14 +311,21 @@ func TestLab10_3_ConcurrentAppends(t *testing.T) {
 	}
 }
 
-// memWaitGroup waits for wg, or fails the test after fakeTimeout.
-func memWaitGroup(t *testing.T, wg *sync.WaitGroup, what string) {
+// memWaitGroup waits for wg, the goroutines a test started, and fails the
+// test, naming the call, if one of them panicked (handed back to caught),
+// or if they have not finished after fakeTimeout.
+func memWaitGroup(t *testing.T, wg *sync.WaitGroup, caught panics, what string) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		caught.report(t)
 	case <-time.After(fakeTimeout):
+		if caught.any(t) {
+			t.Fatalf("%s: the other goroutines did not finish after that panic: a panic while a goroutine holds "+
+				"the store's lock leaves it locked for every later call, unless the lock is released with defer", what)
+		}
 		t.Fatalf("%s did not finish — a deadlock in Append or Entries?", what)
 	}
 }
@@ -341,11 +344,13 @@ func TestLab10_3_ManyGoroutinesAppendAtOnce(t *testing.T) {
 		s := session.NewInMemorySessionStore()
 		start := make(chan struct{})
 		errs := make(chan error, goroutines*perG) // room for every error: senders never block
+		caught := newPanics(goroutines)
 		var wg sync.WaitGroup
 		for g := 0; g < goroutines; g++ {
 			wg.Add(1)
 			go func(g int) {
 				defer wg.Done()
+				defer caught.catch("Append or Wait, in one of 8 goroutines appending chains at once,")
 				<-start // all goroutines start appending together
 				ps := make([]*session.Pending, perG)
 				parent := ""
@@ -362,7 +367,7 @@ func TestLab10_3_ManyGoroutinesAppendAtOnce(t *testing.T) {
 			}(g)
 		}
 		close(start)
-		memWaitGroup(t, &wg, fmt.Sprintf("round %d: %d goroutines appending %d entries each", round, goroutines, perG))
+		memWaitGroup(t, &wg, caught, fmt.Sprintf("round %d: %d goroutines appending %d entries each", round, goroutines, perG))
 		close(errs)
 		for err := range errs {
 			t.Fatalf("round %d of %d: %d goroutines each appended a chain (every entry the child of the one before) "+
@@ -418,10 +423,12 @@ func TestLab10_3_EntriesWhileOthersAppend(t *testing.T) {
 	require.NoError(t, fakeWaitPending(t, last, fmt.Sprintf("the last of %d appends", prefill)))
 
 	start, stop := make(chan struct{}), make(chan struct{})
+	caught := newPanics(2)
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { // the writer: appends in short bursts until the reader is done
 		defer wg.Done()
+		defer caught.catch("Append or Wait, in the writer beside a reader,")
 		<-start
 		parent := idAt(prefill - 1)
 		for j := prefill; j < prefill+most; j++ {
@@ -442,6 +449,7 @@ func TestLab10_3_EntriesWhileOthersAppend(t *testing.T) {
 	go func() { // the reader
 		defer wg.Done()
 		defer close(stop)
+		defer caught.catch("Entries(), in the reader beside a writer,")
 		<-start
 		for k := 1; k <= reads; k++ {
 			got, err := s.Entries()
@@ -465,7 +473,7 @@ func TestLab10_3_EntriesWhileOthersAppend(t *testing.T) {
 		}
 	}()
 	close(start)
-	memWaitGroup(t, &wg, "reading while appending")
+	memWaitGroup(t, &wg, caught, "reading while appending")
 	assert.Empty(t, bad, "a reader called Entries() while a writer kept appending: %s — lab 10.3: Entries takes its "+
 		"turn in the queue and copies the entries inside that turn, so it sees exactly the appends before it", bad)
 }

@@ -202,13 +202,13 @@ func repairRun(t *testing.T, fsys session.RepairFS, path, what string) (session.
 		res session.RepairResult
 		err error
 	}
-	ch := make(chan result, 1)
-	go func() {
+	ch := goCall(fmt.Sprintf("RepairUnterminatedTail(%q)", path), func() result {
 		res, err := session.RepairUnterminatedTail(fsys, path)
-		ch <- result{res, err}
-	}()
+		return result{res, err}
+	})
 	select {
-	case r := <-ch:
+	case o := <-ch:
+		r := o.value(t, what)
 		return r.res, r.err
 	case <-time.After(fakeTimeout):
 		t.Fatalf("%s: RepairUnterminatedTail(%q) did not return", what, path)

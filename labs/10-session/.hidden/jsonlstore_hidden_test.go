@@ -145,6 +145,7 @@ func TestLab10_5_HiddenManyCallersDuringFailingWrite(t *testing.T) {
 
 	const callers = 4
 	errs := make(chan error, 3*callers)
+	caught := newPanics(callers)
 	var wg sync.WaitGroup
 	for c := 0; c < callers; c++ {
 		// Built here: fmt's buffer pool would order the goroutines under -race.
@@ -152,6 +153,7 @@ func TestLab10_5_HiddenManyCallersDuringFailingWrite(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer caught.catch("Append, Entries or Wait, in one of 4 callers during a failing write,")
 			p1 := s.Append(first)
 			_, err := s.Entries()
 			errs <- err
@@ -164,7 +166,7 @@ func TestLab10_5_HiddenManyCallersDuringFailingWrite(t *testing.T) {
 	err := fakeWaitPending(t, pA, "Append(a)")
 	var de *jsonlHiddenDiskError
 	require.True(t, errors.As(err, &de), "Append(a) = %s; want the write error", fakeDescribe(err))
-	memWaitGroup(t, &wg, "callers during the failing write")
+	memWaitGroup(t, &wg, caught, "callers during the failing write")
 	close(errs)
 	for err := range errs {
 		jsonlRequireTainted(t, err, ioErr, "a call made while a's write was in flight")

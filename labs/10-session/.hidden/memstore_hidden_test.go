@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -100,11 +99,13 @@ func TestLab10_3_HiddenConcurrentChains(t *testing.T) {
 	const goroutines, perG = 6, 30
 	s := session.NewInMemorySessionStore()
 	errs := make(chan error, 2*goroutines*perG) // room for every error: senders never block
+	caught := newPanics(goroutines)
 	var wg sync.WaitGroup
 	for g := 0; g < goroutines; g++ {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
+			defer caught.catch("Append, Entries or Wait, in one of 6 goroutines appending chains,")
 			var ps []*session.Pending
 			parent := ""
 			for j := 0; j < perG; j++ {
@@ -122,13 +123,7 @@ func TestLab10_3_HiddenConcurrentChains(t *testing.T) {
 			}
 		}(g)
 	}
-	allDone := make(chan struct{})
-	go func() { wg.Wait(); close(allDone) }()
-	select {
-	case <-allDone:
-	case <-time.After(fakeTimeout):
-		t.Fatal("concurrent chained appends did not finish — deadlock?")
-	}
+	memWaitGroup(t, &wg, caught, "concurrent chained appends")
 	close(errs)
 	for err := range errs {
 		t.Errorf("concurrent chains: %s; want each child committed after its parent (same goroutine, FIFO)", fakeDescribe(err))
@@ -190,11 +185,13 @@ func TestLab10_3_HiddenWritersAndReadersAtOnce(t *testing.T) {
 		s := session.NewInMemorySessionStore()
 		start := make(chan struct{})
 		problems := make(chan string, writers*perW+readers*perW)
+		caught := newPanics(writers + readers)
 		var wg sync.WaitGroup
 		for w := 0; w < writers; w++ {
 			wg.Add(1)
 			go func(w int) {
 				defer wg.Done()
+				defer caught.catch("Append or Wait, in one of 4 writers beside 2 readers,")
 				<-start
 				var ps []*session.Pending
 				for j := 0; j < perW; j++ {
@@ -211,6 +208,7 @@ func TestLab10_3_HiddenWritersAndReadersAtOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer caught.catch("Entries(), in one of 2 readers beside 4 writers,")
 				<-start
 				for k := 0; k < perW/4; k++ {
 					got, err := s.Entries()
@@ -231,7 +229,7 @@ func TestLab10_3_HiddenWritersAndReadersAtOnce(t *testing.T) {
 			}()
 		}
 		close(start)
-		memWaitGroup(t, &wg, fmt.Sprintf("round %d: writers and readers at once", round))
+		memWaitGroup(t, &wg, caught, fmt.Sprintf("round %d: writers and readers at once", round))
 		close(problems)
 		for p := range problems {
 			t.Fatalf("round %d of %d: %d writers and %d readers started together: %s — lab 10.3: appends complete in "+

@@ -171,21 +171,22 @@ func TestTreeDrawsAFactLog(t *testing.T) {
 }
 
 func TestTreeDrawsAnAgentSession(t *testing.T) {
-	// The teaching agent's store keeps pi's format: a header line, then
-	// entries of several types, a branch and a compaction.
-	data, err := fs.ReadFile(labs.FS, "11-agentstore/testdata/pi-session.jsonl")
+	// The teaching agent's store keeps pi's format. This file pi itself
+	// wrote: a header line, then entries of several types, a branch and a
+	// compaction.
+	data, err := fs.ReadFile(labs.FS, "11-agentstore/testdata/pi/tokenizer.jsonl")
 	require.NoError(t, err)
 	p := sessionFile(t, string(data))
-	r := run(t, nil, "tree", "--leaf", "8b9c0d1e", p)
+	r := run(t, nil, "tree", "--leaf", "5f5f7f69", p)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Empty(t, r.stderr)
 	lines := strings.Split(r.stdout, "\n")
 	assert.Equal(t, p+": 17 entries, 1 header line, 1 root, 1 branch point", lines[0])
-	assert.Equal(t, "  line 1: session 0195932a-6e1d-7c3b-9f4e-2a6b8c0d1e2f  (no parentId: a header, not in the tree)", lines[2])
-	assert.Equal(t, `· 3f9a2c1b  model_change  "claude-sonnet-4-5"`, lines[4], "the branch's root")
-	assert.Contains(t, r.stdout, "\n· ├─ 9a0b1c2d  user  ")
-	assert.Contains(t, r.stdout, "\n* │  8b9c0d1e  assistant  ", "the leaf")
-	assert.Contains(t, r.stdout, "\n     5a6b7c8d  compaction  \"## Goal ", "off the branch: no mark")
+	assert.Equal(t, "  line 1: session 019cebab-8995-795a-8c23-654cc9f96c79  (no parentId: a header, not in the tree)", lines[2])
+	assert.Equal(t, `· 9cda2c96  model_change  "claude-sonnet-4-5"`, lines[4], "the branch's root")
+	assert.Contains(t, r.stdout, "\n· ├─ f131850c  user  ")
+	assert.Contains(t, r.stdout, "\n* │  5f5f7f69  assistant  ", "the leaf")
+	assert.Contains(t, r.stdout, "\n     6f8beadc  compaction  \"## Goal ", "off the branch: no mark")
 }
 
 // combHistory is a history of n branch points b1 … bn under a root b0: each
