@@ -295,7 +295,7 @@ func (g *Grader) Grade(ctx context.Context, sub *submission.Submission) (*report
 	editable := l.Editable[0]
 	src, ok := sub.Files[editable]
 	if !ok {
-		return nil, &submission.Error{Path: sub.Path, Reason: "holds no " + editable}
+		return nil, &submission.Error{Path: sub.Path, Reason: "holds no " + editable, Kind: submission.Missing}
 	}
 	if !g.opts.SkipPolicy {
 		if err := g.checker.Check(src); err != nil {

@@ -57,8 +57,8 @@ func CSVRow(r *report.Report, exerciseIDs []string) []string {
 	note := ""
 	if !r.Build.OK {
 		note = "build failed: " + format.CompilerLine(r.Build.Output)
-		if r.Build.Rejected && len(r.Exercises) > 0 {
-			note, _, _ = strings.Cut(r.Exercises[0].Reason, "; a lab file may import only")
+		if c, ok := rejection(r); ok {
+			note = "rejected before building: " + c.Detail
 		}
 	}
 	raw, penalty := "", ""
@@ -75,4 +75,17 @@ func ErrorCSVRow(name string, exerciseIDs []string, err error) []string {
 		row = append(row, "")
 	}
 	return append(row, "", "", "", "", CSVCell("not graded: "+strings.SplitN(err.Error(), "\n", 2)[0]))
+}
+
+// rejection is the cause of a report whose file the static check refused.
+func rejection(r *report.Report) (report.Cause, bool) {
+	if !r.Build.Rejected {
+		return report.Cause{}, false
+	}
+	for _, ex := range r.Exercises {
+		if c, ok := ex.Cause(report.Rejected); ok {
+			return c, true
+		}
+	}
+	return report.Cause{}, false
 }

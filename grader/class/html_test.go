@@ -183,7 +183,8 @@ func TestWriteHTML_EscapesWhatSubmissionsSay(t *testing.T) {
 	for _, name := range evil {
 		r := reportOf(name, 1, fail71(report.StatusFail), pass72())
 		r.Exercises[0].Tests[1].Name = "TestLab7_1_B</td><script>x()</script>"
-		r.Exercises[0].Reason = "timed out: <b>bold</b> & </table>"
+		r.Exercises[0].Fail(report.Cause{Kind: report.TimedOut, Limit: int64(30 * time.Second)},
+			report.Cause{Kind: report.Imitated, Detail: "<b>bold</b> & </table>"})
 		reports = append(reports, r)
 	}
 	s, err := Summarize(reports, map[string]string{"<i>dave</i>": "<a href=javascript:alert(1)>why</a>"}, nil)
@@ -207,7 +208,7 @@ func TestWriteHTML_EscapesWhatSubmissionsSay(t *testing.T) {
 	assert.Equal(t, []string{`"><img src=x onerror=alert(1)>`, "<i>dave</i>", "<script>alert(1)</script>", `rtl\u202eexe.go`}, names,
 		"the names appear as text, the bidi override as an escape")
 	assert.Contains(t, doc.ID("not-graded").Text(), "<a href=javascript:alert(1)>why</a>", "the reason appears as text")
-	assert.Contains(t, doc.ID("timed-out").Text(), "timed out: <b>bold</b> & </table>")
+	assert.Contains(t, doc.ID("timed-out").Text(), "timed out: still running after 30s")
 	assert.Contains(t, doc.ID("test-table").Text(), "TestLab7_1_B</td><script>x()</script>")
 }
 

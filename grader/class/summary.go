@@ -292,8 +292,10 @@ func Summarize(reports []*report.Report, notGraded map[string]string, l *lab.Lab
 	for _, r := range sorted {
 		s.Slowest = append(s.Slowest, Timing{Submission: r.Submission, Seconds: r.Seconds})
 		for _, ex := range r.Exercises {
-			if reason, ok := timedOut(ex.Reason); ok {
-				s.TimedOut = append(s.TimedOut, TimeOut{Submission: r.Submission, Exercise: ex.ID, Reason: reason})
+			for _, c := range ex.Causes {
+				if c.IsTimeout() {
+					s.TimedOut = append(s.TimedOut, TimeOut{Submission: r.Submission, Exercise: ex.ID, Reason: c.Public()})
+				}
 			}
 		}
 	}
@@ -563,17 +565,6 @@ func hintsNaming(hints []lab.Hint, rule string) []lab.Hint {
 	return out
 }
 
-// timedOut returns the part of an exercise's reason that says it ran out of
-// time, if one does.
-func timedOut(reason string) (string, bool) {
-	for _, part := range strings.Split(reason, "; ") {
-		p := strings.TrimPrefix(part, "hidden tests: ")
-		if strings.HasPrefix(p, "timed out") || strings.HasPrefix(p, "no test started") {
-			return part, true
-		}
-	}
-	return "", false
-}
 
 func students(reports []*report.Report, notGraded map[string]string, exercises []ExerciseStats) []Student {
 	var out []Student

@@ -264,28 +264,29 @@ func TestSummarize_RulesOfLab10(t *testing.T) {
 }
 
 func TestSummarize_TimedOutAndSlowest(t *testing.T) {
-	timedOut := func(reason string) report.ExerciseReport {
+	timedOut := func(causes ...report.Cause) report.ExerciseReport {
 		ex := fail71(report.StatusNoEnd)
-		ex.Reason = reason
+		ex.Fail(causes...)
 		return ex
 	}
 	var reports []*report.Report
 	for i, sec := range []float64{1, 7, 3, 7, 2, 9, 0.5} {
 		reports = append(reports, reportOf(fmt.Sprintf("s%d", i), sec, pass71()))
 	}
-	reports[1].Exercises[0] = timedOut("timed out: still running after 30s")
-	reports[2].Exercises[0] = timedOut("no test started within 30s: the package's initialisation did not finish")
-	reports[3].Exercises[0] = timedOut("1 of 2 tests failed; hidden tests: timed out")
-	reports[4].Exercises[0] = timedOut("not run: the submission's runs used up their time budget of 2m0s")
-	reports[5].Exercises[0] = timedOut("a test said timed out in its output")
+	reports[1].Exercises[0] = timedOut(report.Cause{Kind: report.TimedOut, Limit: int64(30 * time.Second)})
+	reports[2].Exercises[0] = timedOut(report.Cause{Kind: report.InitHung, Limit: int64(30 * time.Second)})
+	reports[3].Exercises[0] = timedOut(report.Cause{Kind: report.TestsFailed, Failed: 1, Total: 2},
+		report.Cause{Kind: report.TimedOut, Hidden: true, Limit: int64(30 * time.Second), Detail: "TestLab7_1_HiddenSecret"})
+	reports[4].Exercises[0] = timedOut(report.Cause{Kind: report.BudgetUsed, Limit: int64(2 * time.Minute)})
+	reports[5].Exercises[0] = timedOut(report.CountCause([]report.TestReport{{Status: report.StatusFail, Output: "a test said timed out in its output"}}))
 
 	s, err := Summarize(reports, nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []TimeOut{
 		{"s1", "7.1", "timed out: still running after 30s"},
-		{"s2", "7.1", "no test started within 30s: the package's initialisation did not finish"},
+		{"s2", "7.1", "no test started within 30s: the package's initialisation (an init function or a package-level variable) did not finish"},
 		{"s3", "7.1", "hidden tests: timed out"},
-	}, s.TimedOut, "Summarize(...).TimedOut: reasons (or a part after \"; \") starting with \"timed out\" or \"no test started\"")
+	}, s.TimedOut, "Summarize(...).TimedOut: the causes that ran out of time (a run timed out, or no test started), as students see them")
 	assert.Equal(t, []Timing{{"s5", 9}, {"s1", 7}, {"s3", 7}, {"s2", 3}, {"s4", 2}}, s.Slowest,
 		"Summarize(...).Slowest: the %d slowest, ties by name", SlowestCount)
 }

@@ -3,6 +3,7 @@ package class
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,7 @@ func TestWriteSummaryText_NamesWhatTimedOut(t *testing.T) {
 	var reports []*report.Report
 	for _, name := range []string{"a", "b", "c", "d", "e", "f", "g\x1b[2J"} {
 		ex := fail71(report.StatusNoEnd)
-		ex.Reason = "timed out: still running after 30s"
+		ex.Fail(report.Cause{Kind: report.TimedOut, Limit: int64(30 * time.Second)})
 		reports = append(reports, reportOf(name, 1, ex))
 	}
 	s, err := Summarize(reports, nil, nil)

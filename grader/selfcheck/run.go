@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -406,7 +407,7 @@ func judge(c Candidate, rep *report.Report, rulesOf map[string][]string) Result 
 					r.KilledBy = append(r.KilledBy, t.Name)
 				}
 			}
-			if ex.Reason != "" && strings.Contains(ex.Reason, "timed out") {
+			if slices.ContainsFunc(ex.Causes, report.Cause.IsTimeout) {
 				r.Detail = "killed by a timeout, which costs every grading run the whole limit: "
 			}
 		}

@@ -47,7 +47,24 @@ var ErrBad = errors.New("bad submission")
 type Error struct {
 	Path   string
 	Reason string
+	Kind   ErrorKind
 }
+
+// ErrorKind is what is wrong with a submission that cannot be read.
+type ErrorKind int
+
+// The kinds of Error.
+const (
+	// Unreadable: the path itself (missing, a link or a FIFO, not a
+	// directory, a .go file or an archive; an archive that does not read
+	// or inflates past the limit).
+	Unreadable ErrorKind = iota
+	// Missing: it holds no file of the lab.
+	Missing
+	// Crowded: it holds too much: two files of one name, or more entries
+	// than a workspace has.
+	Crowded
+)
 
 func (e *Error) Error() string { return e.Path + ": " + e.Reason }
 
@@ -138,9 +155,9 @@ func pick(p string, files map[string]func() ([]byte, error), name string) (strin
 	case 1:
 		return matches[0], nil
 	case 0:
-		return "", &Error{Path: p, Reason: "holds no " + name}
+		return "", &Error{Path: p, Reason: "holds no " + name, Kind: Missing}
 	default:
-		return "", &Error{Path: p, Reason: fmt.Sprintf("holds %d files named %s (%s): keep one", len(matches), name, strings.Join(matches, ", "))}
+		return "", &Error{Path: p, Reason: fmt.Sprintf("holds %d files named %s (%s): keep one", len(matches), name, strings.Join(matches, ", ")), Kind: Crowded}
 	}
 }
 
@@ -158,7 +175,7 @@ func dirFiles(dir string, editable []string) (map[string]func() ([]byte, error),
 		}
 	})
 	if errors.Is(err, errTooManyEntries) {
-		return nil, &Error{Path: dir, Reason: fmt.Sprintf("holds more than %d files and directories; hand in the workspace, not a disk", maxDirEntries)}
+		return nil, &Error{Path: dir, Reason: fmt.Sprintf("holds more than %d files and directories; hand in the workspace, not a disk", maxDirEntries), Kind: Crowded}
 	}
 	if err != nil {
 		return nil, &Error{Path: dir, Reason: "cannot list: " + DescribeFSError(err)}
@@ -240,7 +257,7 @@ func zipFiles(p string) (map[string]func() ([]byte, error), error) {
 		f := f
 		name := cleanArchivePath(f.Name)
 		if _, dup := files[name]; dup {
-			return nil, &Error{Path: p, Reason: fmt.Sprintf("holds two entries named %s (%q among them): keep one", name, f.Name)}
+			return nil, &Error{Path: p, Reason: fmt.Sprintf("holds two entries named %s (%q among them): keep one", name, f.Name), Kind: Crowded}
 		}
 		files[name] = func() ([]byte, error) {
 			rc, err := f.Open()
@@ -286,7 +303,7 @@ func tarFiles(p string) (map[string]func() ([]byte, error), error) {
 		}
 		name := cleanArchivePath(h.Name)
 		if _, dup := files[name]; dup {
-			return nil, &Error{Path: p, Reason: fmt.Sprintf("holds two entries named %s (%q among them): keep one", name, h.Name)}
+			return nil, &Error{Path: p, Reason: fmt.Sprintf("holds two entries named %s (%q among them): keep one", name, h.Name), Kind: Crowded}
 		}
 		files[name] = func() ([]byte, error) { return content, err }
 	}

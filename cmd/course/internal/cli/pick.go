@@ -167,19 +167,19 @@ func unreadableError(p string, errs []error, names []string) error {
 		if !slices.Contains(reasons, se.Reason) {
 			reasons = append(reasons, se.Reason)
 		}
-		missing = missing && strings.HasPrefix(se.Reason, "holds no ")
+		missing = missing && se.Kind == submission.Missing
 	}
 	switch {
 	case len(reasons) == 1:
 		return errs[0]
 	case missing:
-		return &submission.Error{Path: p, Reason: "holds no " + strings.Join(names, " or ")}
+		return &submission.Error{Path: p, Reason: "holds no " + strings.Join(names, " or "), Kind: submission.Missing}
 	}
 	// Not a directory, an archive or a .go file: the grader says so,
 	// naming every file, when asked for all of them at once.
 	if _, err := submission.Read(p, names); err != nil {
 		var se *submission.Error
-		if errors.As(err, &se) && !strings.HasPrefix(se.Reason, "holds ") {
+		if errors.As(err, &se) && se.Kind == submission.Unreadable {
 			return err
 		}
 	}
