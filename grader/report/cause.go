@@ -15,6 +15,8 @@ type CauseKind string
 // The kinds of cause, and the fields of Cause each uses.
 const (
 	TestsFailed       CauseKind = "tests-failed"      // Failed of Total tests failed, NotRun did not run
+	TestsNotPassed    CauseKind = "tests-not-passed"  // Failed of Total tests did not pass (some were skipped or never ended): a student's own run
+	RunBroken         CauseKind = "run-broken"        // go test ran no test, and not for the build: a student's own run
 	Rejected          CauseKind = "rejected"          // the static check refused the file: Detail its first problem, Hint what is allowed
 	BuildFailed       CauseKind = "build-failed"      // the file did not build
 	NoTests           CauseKind = "no-tests"          // the course has no tests for the exercise
@@ -57,6 +59,9 @@ type Cause struct {
 	// Detail and Hint are the text the kind carries (see the kinds).
 	Detail string `json:"detail,omitempty"`
 	Hint   string `json:"hint,omitempty"`
+	// Local: the cause of a student's own go test run (course test, course
+	// status), which names go test where the grader's names its binary.
+	Local bool `json:"local,omitempty"`
 }
 
 // CountCause is the cause of an exercise whose tests ran and some failed:
@@ -89,11 +94,21 @@ func (c Cause) String() string {
 			s += "; " + c.Hint
 		}
 		return s
+	case TestsNotPassed:
+		return fmt.Sprintf("%d of %d tests did not pass", c.Failed, c.Total)
+	case RunBroken:
+		return "go test ran no test"
 	case BuildFailed:
+		if c.Local {
+			return "the code does not compile"
+		}
 		return "the submission does not build"
 	case NoTests:
 		return "the course has no tests for this exercise"
 	case NoTestsRan:
+		if c.Local {
+			return fmt.Sprintf("no tests ran (go test exited with status %d)", c.ExitCode)
+		}
 		return fmt.Sprintf("no tests ran (exit status %d)", c.ExitCode)
 	case TimedOut:
 		return fmt.Sprintf("timed out: still running after %s", d)
@@ -128,6 +143,9 @@ func (c Cause) String() string {
 	case ReportMissing:
 		return "the grader's own report of this run is missing (the test binary did not finish normally)"
 	case ExitStatus:
+		if c.Local {
+			return fmt.Sprintf("every test passed, but go test exited with status %d", c.ExitCode)
+		}
 		return fmt.Sprintf("every test passed, but the test binary exited with status %d", c.ExitCode)
 	case RunnerCode:
 		return fmt.Sprintf("the test runner returned %d although every test passed", c.ExitCode)
@@ -152,12 +170,13 @@ func (c Cause) Public() string {
 func (c Cause) IsTimeout() bool { return c.Kind == TimedOut || c.Kind == InitHung }
 
 // Fail marks e failed for causes, and sets its reasons from them: a
-// count of failed tests over all of e's tests when every cause is a count,
+// count of failed tests over all of e's tests when every cause is such a
+// count of the grader's (the public and the hidden tests'),
 // else each cause's public text, joined; HiddenReason holds the whole
 // text of the causes from hidden runs.
 func (e *ExerciseReport) Fail(causes ...Cause) {
 	e.Passed = false
-	if len(causes) > 0 && !slices.ContainsFunc(causes, func(c Cause) bool { return c.Kind != TestsFailed }) {
+	if len(causes) > 0 && !slices.ContainsFunc(causes, func(c Cause) bool { return c.Kind != TestsFailed || c.Local }) {
 		causes = []Cause{CountCause(e.Tests)}
 	}
 	e.Causes = causes

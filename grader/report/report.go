@@ -69,6 +69,10 @@ type TestReport struct {
 	// this test earned and what it is worth.
 	Points    *float64 `json:"points,omitempty"`
 	MaxPoints *float64 `json:"max_points,omitempty"`
+	// Own marks a test the student wrote beside the lab's (course test,
+	// course status): it counts in their own run, and the grader never
+	// sees it.
+	Own bool `json:"own,omitempty"`
 	// Void is set when the run that gave this result imitated the test
 	// runner or left an unreadable report: it earns nothing on its own.
 	Void bool `json:"-"`

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
 )
 
 // How many lines of a failing test's output are shown: more of the first
@@ -193,13 +194,13 @@ func writeTests(w io.Writer, eo *exerciseOutcome, st format.Style) {
 	for _, t := range eo.Tests {
 		mark, note := st.Fail("✗"), ""
 		switch t.Status {
-		case statusPass:
+		case report.StatusPass:
 			mark = st.Pass("✓")
-		case statusSkip:
+		case report.StatusSkip:
 			mark, note = st.Dim("-"), "skipped"
-		case statusNotRun:
+		case report.StatusNotRun:
 			note = "did not run"
-		case statusNoEnd:
+		case report.StatusNoEnd:
 			note = "did not end: it crashed or hung"
 		}
 		if t.Own {
@@ -209,7 +210,7 @@ func writeTests(w io.Writer, eo *exerciseOutcome, st format.Style) {
 			note = " " + st.Dim("("+note+")")
 		}
 		fmt.Fprintf(w, "  %s %s%s\n", mark, t.Name, note)
-		if t.Status == statusPass || t.Status == statusNotRun {
+		if t.Status == report.StatusPass || t.Status == report.StatusNotRun {
 			continue
 		}
 		lines, more := outputExcerpt(t.Output, limit)
@@ -234,7 +235,9 @@ func verdictLine(eo *exerciseOutcome, st format.Style) string {
 		return fmt.Sprintf("%s %s %s: %d of %d tests passed", st.Pass("PASS"), e.ID, e.Name, eo.passedTests(), len(eo.Tests))
 	}
 	what := fmt.Sprintf("%d of %d tests passed", eo.passedTests(), len(eo.Tests))
-	if eo.passedTests() == len(eo.Tests) || eo.Reason == "the code does not compile" || strings.HasPrefix(eo.Reason, "go test ran no test") {
+	_, build := eo.Cause(report.BuildFailed)
+	_, broken := eo.Cause(report.RunBroken)
+	if eo.passedTests() == len(eo.Tests) || build || broken {
 		what = eo.Reason
 	}
 	return fmt.Sprintf("%s %s %s: %s  (course hint %s for a nudge)", st.Fail("FAIL"), e.ID, e.Name, what, e.ID)

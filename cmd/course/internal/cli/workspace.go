@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/coursekit/course/grader/format"
+	"github.com/coursekit/course/grader/judge"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/testjson"
@@ -151,47 +152,21 @@ func execGoTest(ctx context.Context, dir string, args []string, out io.Writer) (
 	return 0, nil
 }
 
-// Statuses of one test, as grader reports use them.
-const (
-	statusPass   = report.StatusPass
-	statusFail   = report.StatusFail
-	statusSkip   = report.StatusSkip
-	statusNotRun = report.StatusNotRun // never started: a crash before it, a build failure
-	statusNoEnd  = report.StatusNoEnd  // started, never finished: a crash in it, a hang
-)
+// testOutcome is one test of an exercise after a run: a report's test,
+// Own when the student wrote it.
+type testOutcome = report.TestReport
 
-// testOutcome is one test of an exercise after a run.
-type testOutcome struct {
-	Name   string
-	Status string // one of the status constants
-	Output string // what it printed, subtests included, as go test -v shows it
-	Own    bool   // not one of the lab's tests: one the student added
-}
-
-// exerciseOutcome is the verdict on one exercise.
+// exerciseOutcome is the verdict on one exercise, as judge.Local gives it.
 type exerciseOutcome struct {
 	Exercise lab.Exercise
-	Passed   bool
-	Reason   string        // why it failed, in a few words
-	Tests    []testOutcome // the lab's public tests in their order, then the student's own
-	// Output is what the run printed outside any test (a panic in an init
-	// function, a timeout), without go test's own PASS/FAIL lines.
-	Output string
+	report.ExerciseReport
 }
 
 // passedTests counts the tests that passed.
-func (e *exerciseOutcome) passedTests() int { return countStatus(e.Tests, statusPass) }
+func (e *exerciseOutcome) passedTests() int { return e.TestsPassed() }
 
 // countStatus counts the tests with status.
-func countStatus(tests []testOutcome, status string) int {
-	n := 0
-	for _, t := range tests {
-		if t.Status == status {
-			n++
-		}
-	}
-	return n
-}
+func countStatus(tests []testOutcome, status string) int { return report.CountStatus(tests, status) }
 
 // runOutcome is the verdict on the exercises of one `course` run.
 type runOutcome struct {
@@ -246,13 +221,9 @@ func (ws *Workspace) testExercises(ctx context.Context, goTest GoTestFunc, exs [
 	out := &runOutcome{}
 	if broken, build, text := brokenRun(sum, code); broken {
 		out.Broken, out.BuildFailed, out.BrokenOutput = true, build, text
-		reason := "go test ran no test"
-		if build {
-			reason = "the code does not compile"
-		}
 		for _, e := range exs {
 			eo := ws.judge(e, sum, code)
-			eo.Passed, eo.Reason = false, reason
+			eo.Fail(judge.Broken(build))
 			out.Exercises = append(out.Exercises, eo)
 		}
 		return out, nil
@@ -266,7 +237,7 @@ func (ws *Workspace) testExercises(ctx context.Context, goTest GoTestFunc, exs [
 	failsAlone := func(t testOutcome) bool {
 		// A test that was still running when go test's -timeout struck
 		// would hang on its own too; running it again costs the timeout again.
-		return t.Status == statusFail || t.Status == statusSkip || (timedOut && t.Status == statusNoEnd)
+		return t.Status == report.StatusFail || t.Status == report.StatusSkip || (timedOut && t.Status == report.StatusNoEnd)
 	}
 	for _, e := range exs {
 		eo := ws.judge(e, sum, code)
@@ -276,7 +247,7 @@ func (ws *Workspace) testExercises(ctx context.Context, goTest GoTestFunc, exs [
 				// It fails on its own too.
 			case failedSomewhere && len(eo.Tests) > 0 && eo.passedTests() == len(eo.Tests):
 				// Every test of it passed: go test's status 1 is another exercise's failing test.
-				eo.Passed, eo.Reason, eo.Output = true, "", ""
+				eo.Passed, eo.Reason, eo.Causes, eo.Output = true, "", nil, ""
 			default:
 				// A crash or a hang cut the run short, or go test failed with
 				// no failing test: only the exercise's own run can tell.
@@ -388,57 +359,14 @@ func goOutput(lines []string) string {
 }
 
 // judge decides exercise e from the events of a run that exited with code,
-// as if the run had been the exercise's own.
+// as if the run had been the exercise's own (judge.Local); what the run
+// printed outside any test comes with a failure.
 func (ws *Workspace) judge(e lab.Exercise, sum *testjson.Summary, code int) *exerciseOutcome {
-	eo := &exerciseOutcome{Exercise: e}
-	public := ws.Lab.PublicTests(e.ID)
-	for _, name := range public {
-		t := testOutcome{Name: name, Status: statusNotRun}
-		if r, ok := sum.Test(name); ok {
-			t.Status, t.Output = testStatus(r), r.OutputText()
-		}
-		eo.Tests = append(eo.Tests, t)
-	}
-	for _, r := range sum.Tests {
-		if strings.HasPrefix(r.Name, e.TestPrefix) && !slices.Contains(public, r.Name) {
-			eo.Tests = append(eo.Tests, testOutcome{Name: r.Name, Status: testStatus(r), Output: r.OutputText(), Own: true})
-		}
-	}
-	failed := len(eo.Tests) - eo.passedTests()
-	notRun := countStatus(eo.Tests, statusNotRun)
-	switch {
-	case len(public) == 0:
-		eo.Reason = "the course has no tests for this exercise"
-	case notRun == len(eo.Tests):
-		eo.Reason = fmt.Sprintf("no tests ran (go test exited with status %d)", code)
-	case failed > 0 && failed == countStatus(eo.Tests, statusFail):
-		eo.Reason = fmt.Sprintf("%d of %d tests failed", failed, len(eo.Tests))
-	case failed > 0:
-		eo.Reason = fmt.Sprintf("%d of %d tests did not pass", failed, len(eo.Tests))
-	case code != 0:
-		eo.Reason = fmt.Sprintf("every test passed, but go test exited with status %d", code)
-	default:
-		eo.Passed = true
-	}
+	eo := &exerciseOutcome{Exercise: e, ExerciseReport: judge.Local(e, ws.Lab.PublicTests(e.ID), sum, code)}
 	if !eo.Passed {
 		eo.Output = goOutput(sum.Output)
 	}
 	return eo
-}
-
-// testStatus is the status of one top-level test from its events.
-func testStatus(r *testjson.TestResult) string {
-	switch {
-	case r.Fails > 0:
-		return statusFail
-	case r.Passes == 1 && r.Runs <= 1 && r.Skips == 0:
-		return statusPass
-	case r.Skips > 0:
-		return statusSkip
-	case r.Passes > 1:
-		return statusFail // one run was asked for (-count=1): something printed fake results
-	}
-	return statusNoEnd
 }
 
 // styleFor is how to colour what is written to w: only on a terminal, and

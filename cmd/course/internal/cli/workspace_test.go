@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/report"
 )
 
 // The student-side commands are tested against a small lab 7 (two graded
@@ -391,7 +392,7 @@ func TestTestExercisesRerunsWhatACrashCutShort(t *testing.T) {
 	assert.True(t, res.find("7.2").Passed)
 	e3 := res.find("7.3")
 	assert.False(t, e3.Passed)
-	assert.Equal(t, statusNoEnd, e3.Tests[0].Status)
+	assert.Equal(t, report.StatusNoEnd, e3.Tests[0].Status)
 	assert.Equal(t, "1 of 1 tests did not pass", e3.Reason)
 	assert.Equal(t, []string{
 		"running the tests 0/4", "running the tests 1/4", "running the tests 2/4",
@@ -413,7 +414,7 @@ func TestTestExercisesDoesNotRerunAHang(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{runAll, run72, run73}, fake.runs())
 	assert.False(t, res.find("7.1").Passed)
-	assert.Equal(t, statusNoEnd, res.find("7.1").Tests[1].Status)
+	assert.Equal(t, report.StatusNoEnd, res.find("7.1").Tests[1].Status)
 	assert.True(t, res.find("7.2").Passed)
 	assert.True(t, res.find("7.3").Passed)
 }
@@ -446,8 +447,8 @@ func TestTestExercisesMissingTestFails(t *testing.T) {
 	eo := res.Exercises[0]
 	assert.False(t, eo.Passed)
 	assert.Equal(t, []testOutcome{
-		{Name: "TestLab7_1_A", Status: statusPass, Output: "=== RUN   TestLab7_1_A\n--- PASS: TestLab7_1_A (0.00s)\n"},
-		{Name: "TestLab7_1_B", Status: statusNotRun},
+		{Name: "TestLab7_1_A", Status: report.StatusPass, Output: "=== RUN   TestLab7_1_A\n--- PASS: TestLab7_1_A (0.00s)\n"},
+		{Name: "TestLab7_1_B", Status: report.StatusNotRun},
 	}, eo.Tests)
 	assert.Equal(t, "1 of 2 tests did not pass", eo.Reason)
 }
@@ -586,7 +587,7 @@ func TestTestExercisesKeepsABoundedOutput(t *testing.T) {
 	res, err := ws.testExercises(context.Background(), fake.goTest, []lab.Exercise{e}, nil)
 	require.NoError(t, err)
 	eo := res.Exercises[0]
-	assert.Equal(t, statusFail, eo.Tests[0].Status, "its end still counts")
+	assert.Equal(t, report.StatusFail, eo.Tests[0].Status, "its end still counts")
 	assert.LessOrEqual(t, len(eo.Tests[0].Output), maxKeptOutput+1024+len("=== RUN   TestLab7_1_A\n"))
-	assert.Equal(t, statusPass, eo.Tests[1].Status)
+	assert.Equal(t, report.StatusPass, eo.Tests[1].Status)
 }
