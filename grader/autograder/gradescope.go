@@ -22,6 +22,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/coursekit/course/grader/courseroot"
 	"github.com/dustin/go-humanize"
 )
 
@@ -194,7 +195,7 @@ func (g *Gradescope) check() error {
 	if g.Source == "" {
 		return errors.New("no source tree given")
 	}
-	if err := IsCourseRoot(g.Source); err != nil {
+	if err := courseroot.Check(g.Source); err != nil {
 		return fmt.Errorf("source tree %s: %w", g.Source, err)
 	}
 	if !safeWord.MatchString(g.Chapter) {

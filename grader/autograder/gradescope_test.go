@@ -20,6 +20,7 @@ import (
 
 	"github.com/coursekit/course/grader/autograder"
 	"github.com/coursekit/course/grader/autograder/autogradertest"
+	"github.com/coursekit/course/grader/courseroot"
 	"github.com/coursekit/course/grader/internal/offline"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/release/releasetest"
@@ -29,7 +30,7 @@ func courseRoot(t *testing.T) string {
 	t.Helper()
 	wd, err := os.Getwd()
 	require.NoError(t, err)
-	root, err := autograder.FindCourseRoot(wd)
+	root, err := courseroot.Find(wd)
 	require.NoError(t, err)
 	return root
 }
@@ -185,7 +186,7 @@ func TestBundleRefusesBadInput(t *testing.T) {
 
 	// A tree holding a name the bundle needs for itself.
 	tree := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(tree, "go.mod"), []byte("module "+autograder.CourseModule+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "go.mod"), []byte("module "+courseroot.ModulePath+"\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(tree, "setup.sh"), []byte("#!/bin/sh\n"), 0o755))
 	require.NoError(t, autogradertest.CommitAll(tree))
 	_, err := (&autograder.Gradescope{Source: tree, Chapter: "10"}).Write(io.Discard)

@@ -10,52 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"golang.org/x/mod/modfile"
 )
-
-// CourseModule is the module path of the course's own source tree.
-const CourseModule = "github.com/coursekit/course"
-
-// ErrNoCourseRoot means no directory at or above the starting one holds the
-// course's go.mod.
-var ErrNoCourseRoot = errors.New("not inside the course's source tree (no go.mod of module " + CourseModule + " here or above)")
-
-// FindCourseRoot returns the course's module root: dir or the nearest
-// directory above it whose go.mod declares CourseModule.
-func FindCourseRoot(dir string) (string, error) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for {
-		if IsCourseRoot(dir) == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", ErrNoCourseRoot
-		}
-		dir = parent
-	}
-}
-
-// IsCourseRoot returns nil if dir holds the course's go.mod, or an error
-// that says what it holds instead.
-func IsCourseRoot(dir string) error {
-	p := filepath.Join(dir, "go.mod")
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s holds no go.mod: not the course's source tree", dir)
-	}
-	if err != nil {
-		return err
-	}
-	if mod := modfile.ModulePath(data); mod != CourseModule {
-		return fmt.Errorf("%s is module %q, not the course (%s)", p, mod, CourseModule)
-	}
-	return nil
-}
 
 // SourceFile is one file of a source tree: its slash-separated path
 // relative to the root, and its mode bits.

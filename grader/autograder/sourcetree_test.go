@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coursekit/course/grader/autograder/autogradertest"
+	"github.com/coursekit/course/grader/courseroot"
 )
 
 func write(t *testing.T, root, name, content string, mode os.FileMode) {
@@ -25,7 +26,7 @@ func gitRepo(t *testing.T, root string) {
 
 func TestListSourceTreeTakesExactlyWhatGitTracks(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "go.mod", "module "+CourseModule+"\n", 0o644)
+	write(t, root, "go.mod", "module "+courseroot.ModulePath+"\n", 0o644)
 	write(t, root, ".gitignore", "/course\n", 0o644)
 	write(t, root, "cmd/course/main.go", "package main", 0o644)
 	write(t, root, ".ci/run", "#!/bin/sh", 0o755)
@@ -54,7 +55,7 @@ func TestListSourceTreeTakesExactlyWhatGitTracks(t *testing.T) {
 
 func TestListSourceTreeRefusesADirtyCheckout(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "go.mod", "module "+CourseModule+"\n", 0o644)
+	write(t, root, "go.mod", "module "+courseroot.ModulePath+"\n", 0o644)
 	write(t, root, "labs/x.go", "package x", 0o644)
 	gitRepo(t, root)
 	write(t, root, "labs/x.go", "package x // changed", 0o644)
@@ -71,34 +72,16 @@ func TestListSourceTreeRefusesADirtyCheckout(t *testing.T) {
 
 func TestListSourceTreeRefusesWhatIsNotACheckout(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "go.mod", "module "+CourseModule+"\n", 0o644)
+	write(t, root, "go.mod", "module "+courseroot.ModulePath+"\n", 0o644)
 	_, err := ListSourceTree(root, false)
 	assert.ErrorContains(t, err, "is not a git checkout")
 }
 
 func TestListSourceTreeRefusesATrackedSymlink(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "go.mod", "module "+CourseModule+"\n", 0o644)
+	write(t, root, "go.mod", "module "+courseroot.ModulePath+"\n", 0o644)
 	require.NoError(t, os.Symlink("go.mod", filepath.Join(root, "link")))
 	gitRepo(t, root)
 	_, err := ListSourceTree(root, false)
 	assert.ErrorContains(t, err, "link: git tracks it as mode 120000")
-}
-
-func TestFindCourseRoot(t *testing.T) {
-	root := t.TempDir()
-	write(t, root, "go.mod", "module "+CourseModule+"\n\ngo 1.24.0\n", 0o644)
-	write(t, root, "labs/go.mod", "module "+CourseModule+"/labs\n", 0o644)
-	write(t, root, "labs/10-session/session.go", "package session", 0o644)
-
-	got, err := FindCourseRoot(filepath.Join(root, "labs", "10-session"))
-	require.NoError(t, err)
-	want, _ := filepath.Abs(root)
-	assert.Equal(t, want, got, "labs/go.mod is another module: keep walking up")
-
-	_, err = FindCourseRoot(t.TempDir())
-	assert.ErrorIs(t, err, ErrNoCourseRoot)
-
-	err = IsCourseRoot(filepath.Join(root, "labs"))
-	assert.ErrorContains(t, err, `is module "github.com/coursekit/course/labs", not the course`)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/coursekit/course/grader/courseroot"
 	"github.com/coursekit/course/grader/internal/buildcache"
 	"github.com/coursekit/course/grader/internal/cachedir"
 	"github.com/coursekit/course/grader/internal/goenv"
@@ -29,7 +30,7 @@ type Cache struct {
 // NewCache builds the helper, if need be, and finds the base for
 // goBin's toolchain.
 func NewCache(goBin string, race bool) (*Cache, error) {
-	helper, err := helperprog.Build(goBin, goenv.Env(false), "buildcache", buildcache.Source, buildcache.ModulePath, buildcache.Dir)
+	helper, err := helperprog.Build(goBin, goenv.Env(false), "buildcache", buildcache.Source, courseroot.ModulePath, buildcache.Dir)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coursekit/course/grader/atomicfile"
 	"github.com/coursekit/course/grader/internal/cachedir"
 )
 
@@ -50,32 +51,28 @@ func (b *Builder) ownBinary(srcDir string) (string, error) {
 	return filepath.Join(dir, hex.EncodeToString(h.Sum(nil))[:32]+".test"), nil
 }
 
-// copyBinary copies the test binary from to a new file to (mode 0700),
-// through a temporary file and a rename when to is shared: a grader beside
-// this one sees the whole binary or none.
+// copyBinary copies the test binary from to to (mode 0700); when to is
+// shared, through atomicfile: a grader beside this one sees the whole
+// binary or none.
 func copyBinary(from, to string, shared bool) error {
 	in, err := os.Open(from)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	tmp := to
 	if shared {
-		tmp = fmt.Sprintf("%s.%d.tmp", to, os.Getpid())
+		return atomicfile.WriteFunc(to, 0o700, func(w io.Writer, _ string) error {
+			_, err := io.Copy(w, in)
+			return err
+		})
 	}
-	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o700)
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o700)
 	if err != nil {
 		return err
 	}
 	_, err = io.Copy(out, in)
 	if cerr := out.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil && shared {
-		err = os.Rename(tmp, to)
-	}
-	if err != nil && shared {
-		os.Remove(tmp)
 	}
 	return err
 }

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coursekit/course/grader/courseroot"
 	"github.com/coursekit/course/grader/internal/capped"
 	"github.com/coursekit/course/grader/internal/helperprog"
 	"github.com/coursekit/course/grader/internal/procgroup"
@@ -233,7 +234,7 @@ func ExportData(goBin string, env []string, pkgs map[string]bool) (map[string]st
 // BuildHelper builds the checker's helper program from the source
 // package staticcheck embeds (see helperProgram).
 func BuildHelper(goBin string, env []string) (string, error) {
-	return helperprog.Build(goBin, env, "checker", staticcheck.Source, staticcheck.ModulePath, staticcheck.Dir)
+	return helperprog.Build(goBin, env, "checker", staticcheck.Source, courseroot.ModulePath, staticcheck.Dir)
 }
 
 // Helper is the helper program the checker runs.

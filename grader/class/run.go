@@ -83,7 +83,7 @@ func Split(results []Result) (reports []*report.Report, notGraded map[string]str
 	notGraded = map[string]string{}
 	for _, r := range results {
 		if r.Err != nil {
-			notGraded[r.Name] = firstLine(r.Err.Error())
+			notGraded[r.Name] = safetext.FirstLine(r.Err.Error())
 			continue
 		}
 		rep := *r.Report
@@ -134,7 +134,7 @@ func WriteTable(w io.Writer, results []Result, ids []string, st format.Style) er
 				row = append(row, textcol.Plain("-"))
 			}
 			row = append(row, textcol.Plain("-"))
-			note = "not graded: " + safetext.Line(firstLine(r.Err.Error()))
+			note = "not graded: " + safetext.Line(safetext.FirstLine(r.Err.Error()))
 		} else {
 			byID := map[string]report.ExerciseReport{}
 			for _, ex := range r.Report.Exercises {

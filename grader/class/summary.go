@@ -565,7 +565,6 @@ func hintsNaming(hints []lab.Hint, rule string) []lab.Hint {
 	return out
 }
 
-
 func students(reports []*report.Report, notGraded map[string]string, exercises []ExerciseStats) []Student {
 	var out []Student
 	for _, r := range reports {
@@ -591,7 +590,7 @@ func students(reports []*report.Report, notGraded map[string]string, exercises [
 		out = append(out, st)
 	}
 	for name, reason := range notGraded {
-		st := Student{Name: name, Note: "not graded: " + firstLine(reason)}
+		st := Student{Name: name, Note: "not graded: " + safetext.FirstLine(reason)}
 		for _, e := range exercises {
 			st.Exercises = append(st.Exercises, StudentExercise{ID: e.ID, MaxPoints: e.MaxPoints})
 		}
@@ -599,11 +598,6 @@ func students(reports []*report.Report, notGraded map[string]string, exercises [
 	}
 	slices.SortFunc(out, func(a, b Student) int { return strings.Compare(a.Name, b.Name) })
 	return out
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }
 
 func ratio(a, b int) float64 {

@@ -32,12 +32,9 @@ import (
 
 	"golang.org/x/mod/modfile"
 
+	"github.com/coursekit/course/grader/courseroot"
 	"github.com/coursekit/course/grader/lab"
 )
-
-// ModulePath is the course's root module, whose go.mod marks the root of a
-// source tree.
-const ModulePath = "github.com/coursekit/course"
 
 // Marker is the file at the root of every release. Tests that need the
 // reference solution skip where it exists (see package releasetest) and fail
@@ -174,7 +171,7 @@ type Result struct {
 // Errors of the source tree; a *SourceError wraps one.
 var (
 	// ErrNotCourse: the directory is not the root of the course's source.
-	ErrNotCourse = errors.New("not the course's source tree (no go.mod declaring " + ModulePath + ")")
+	ErrNotCourse = errors.New("not the course's source tree (no go.mod declaring " + courseroot.ModulePath + ")")
 	// ErrSourceIsRelease: the source is itself a student release.
 	ErrSourceIsRelease = errors.New("is a student release (it has a " + Marker + " file), not the course's source")
 	// ErrTargetInSource refuses a release inside the source tree, which
@@ -193,28 +190,13 @@ func (e *SourceError) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *SourceError) Unwrap() error { return e.Err }
 
 // FindSource returns the course's source root: start or the nearest of its
-// parents whose go.mod declares ModulePath.
+// parents whose go.mod declares the course's module (courseroot.Find).
 func FindSource(start string) (string, error) {
-	abs, err := filepath.Abs(start)
+	root, err := courseroot.Find(start)
 	if err != nil {
-		return "", err
+		return "", &SourceError{Path: start, Err: fmt.Errorf("neither it nor a parent directory is the course's source tree (no go.mod declaring %s)", courseroot.ModulePath)}
 	}
-	for dir := abs; ; {
-		if isCourseRoot(dir) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", &SourceError{Path: start, Err: fmt.Errorf("neither it nor a parent directory is the course's source tree (no go.mod declaring %s)", ModulePath)}
-		}
-		dir = parent
-	}
-}
-
-// isCourseRoot reports whether dir's go.mod declares ModulePath.
-func isCourseRoot(dir string) bool {
-	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	return err == nil && modfile.ModulePath(data) == ModulePath
+	return root, nil
 }
 
 // InRelease reports whether start lies in a student release: whether the
@@ -241,7 +223,7 @@ func Make(source, dir string) (*Result, error) {
 	if err != nil {
 		return nil, &SourceError{Path: source, Err: err}
 	}
-	if !isCourseRoot(src) {
+	if courseroot.Check(src) != nil {
 		return nil, &SourceError{Path: source, Err: ErrNotCourse}
 	}
 	if _, err := os.Stat(filepath.Join(src, Marker)); err == nil {
@@ -486,7 +468,7 @@ func generate(src, tmp string, res *Result) error {
 	return add(Marker, marker.Bytes())
 }
 
-const markerText = `Student release of the course ` + ModulePath + `, made by ` + "`course release`" + `.
+const markerText = `Student release of the course ` + courseroot.ModulePath + `, made by ` + "`course release`" + `.
 
 It holds no reference solutions (solutions/ is an empty module), no hidden
 tests, no mutants and no instructors' documents. This file marks the tree as

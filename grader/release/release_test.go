@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/coursekit/course/grader/internal/offline"
 	"go/ast"
 	"go/parser"
 	"go/printer"
@@ -19,6 +18,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coursekit/course/grader/courseroot"
+	"github.com/coursekit/course/grader/internal/offline"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -379,7 +381,7 @@ func TestMakeRefusesAndTouchesNothing(t *testing.T) {
 	notCourse := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(notCourse, "go.mod"), []byte("module example.com/other\n"), 0o644))
 	aRelease := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(aRelease, "go.mod"), []byte("module "+release.ModulePath+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(aRelease, "go.mod"), []byte("module "+courseroot.ModulePath+"\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(aRelease, release.Marker), []byte("x"), 0o644))
 
 	for name, tc := range map[string]struct {
@@ -422,11 +424,11 @@ func TestMakeRefusesAndTouchesNothing(t *testing.T) {
 
 func TestFindSourceAndInRelease(t *testing.T) {
 	root := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module "+release.ModulePath+"\n\ngo 1.24\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module "+courseroot.ModulePath+"\n\ngo 1.24\n"), 0o644))
 	deep := filepath.Join(root, "labs", "10-session")
 	require.NoError(t, os.MkdirAll(deep, 0o755))
 	// A nested module on the way up is not the course.
-	require.NoError(t, os.WriteFile(filepath.Join(root, "labs", "go.mod"), []byte("module "+release.ModulePath+"/labs\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "labs", "go.mod"), []byte("module "+courseroot.ModulePath+"/labs\n"), 0o644))
 
 	got, err := release.FindSource(deep)
 	require.NoError(t, err)
@@ -444,7 +446,7 @@ func TestFindSourceAndInRelease(t *testing.T) {
 
 func TestSkipOnlyInARelease(t *testing.T) {
 	root := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module "+release.ModulePath+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module "+courseroot.ModulePath+"\n"), 0o644))
 	noSolution := fmt.Errorf("lab 10: %w: %w", lab.ErrNoSolution, fs.ErrNotExist)
 	assert.False(t, releasetest.ShouldSkip(noSolution, root), "without the marker a missing solution fails")
 	require.NoError(t, os.WriteFile(filepath.Join(root, release.Marker), nil, 0o644))

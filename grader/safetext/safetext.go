@@ -65,3 +65,10 @@ func unsafeRune(r rune) bool {
 	return r != '\t' && r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) ||
 		r == '\u2028' || r == '\u2029')
 }
+
+// FirstLine is the first line of s, without the space around it: a long
+// message (a compiler's, an error's) in one line of a table or a status.
+func FirstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(line)
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/coursekit/course/grader"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/report"
+	"github.com/coursekit/course/grader/safetext"
 	"github.com/coursekit/course/grader/sandbox"
 	"github.com/coursekit/course/grader/submission"
 	"github.com/coursekit/course/solutions"
@@ -349,7 +350,7 @@ func judge(c Candidate, rep *report.Report, rulesOf map[string][]string) Result 
 		r.OK = rep.Build.OK && len(passing) == 0 && r.Total > 0
 		r.Detail = fmt.Sprintf("%d of %d tests fail", r.Failing, r.Total)
 		if !rep.Build.OK {
-			r.Detail = "the stub does not build: " + firstLine(rep.Build.Output)
+			r.Detail = "the stub does not build: " + safetext.FirstLine(rep.Build.Output)
 		} else if len(passing) > 0 {
 			r.Detail += "; these pass on the stub, so they assert nothing: " + strings.Join(passing, ", ")
 		}
@@ -357,7 +358,7 @@ func judge(c Candidate, rep *report.Report, rulesOf map[string][]string) Result 
 		r.OK = rep.Build.OK && r.Failing == 0 && r.Total > 0
 		r.Detail = fmt.Sprintf("%d of %d tests pass", r.Total-r.Failing, r.Total)
 		if !rep.Build.OK {
-			r.Detail = "does not build: " + firstLine(rep.Build.Output)
+			r.Detail = "does not build: " + safetext.FirstLine(rep.Build.Output)
 		} else if r.Failing > 0 {
 			var failing []string
 			for _, ex := range rep.Exercises {
@@ -387,13 +388,13 @@ func judge(c Candidate, rep *report.Report, rulesOf map[string][]string) Result 
 		r.Detail = fmt.Sprintf("%d of %d tests of %s pass with every later exercise stubbed out", tests-len(failing), tests, c.Exercise)
 		switch {
 		case !rep.Build.OK:
-			r.Detail = "the solution up to " + c.Exercise + " does not build: " + firstLine(rep.Build.Output)
+			r.Detail = "the solution up to " + c.Exercise + " does not build: " + safetext.FirstLine(rep.Build.Output)
 		case len(failing) > 0:
 			r.Detail += "; these need a later exercise: " + strings.Join(failing, ", ")
 		}
 	case KindMutant:
 		if !rep.Build.OK {
-			r.Detail = "the mutant does not build, so it proves nothing: " + firstLine(rep.Build.Output)
+			r.Detail = "the mutant does not build, so it proves nothing: " + safetext.FirstLine(rep.Build.Output)
 			break
 		}
 		for _, ex := range rep.Exercises {
@@ -423,11 +424,6 @@ func judge(c Candidate, rep *report.Report, rulesOf map[string][]string) Result 
 		}
 	}
 	return r
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }
 
 // killedByItsRules reports whether one of the killing tests checks one of

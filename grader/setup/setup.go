@@ -23,7 +23,7 @@ import (
 
 	"github.com/coursekit/course/grader/build"
 	"github.com/coursekit/course/grader/check"
-	"github.com/coursekit/course/grader/internal/atomicfile"
+	"github.com/coursekit/course/grader/atomicfile"
 	"github.com/coursekit/course/grader/internal/buildcache"
 	"github.com/coursekit/course/grader/internal/cachedir"
 	"github.com/coursekit/course/grader/internal/goenv"

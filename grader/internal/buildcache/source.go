@@ -9,8 +9,6 @@ import "embed"
 //go:embed buildcache.go source.go helper/*.go
 var Source embed.FS
 
-// ModulePath is the module the Source files belong to.
-const ModulePath = "github.com/coursekit/course"
 
 // Dir is where the Source files sit inside that module.
 const Dir = "grader/internal/buildcache"

@@ -18,10 +18,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coursekit/course/grader/courseroot"
 )
 
-// coursePath is the module path of the course's root module.
-const coursePath = "github.com/coursekit/course"
+// courseroot.ModulePath is the module path of the course's root module.
 
 var modules struct {
 	once sync.Once
@@ -69,12 +70,12 @@ func courseRoot() (string, error) {
 		return "", err
 	}
 	for {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.HasPrefix(data, []byte("module "+coursePath+"\n")) {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.HasPrefix(data, []byte("module "+courseroot.ModulePath+"\n")) {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("no go.mod of module " + coursePath + " above the working directory")
+			return "", errors.New("no go.mod of module " + courseroot.ModulePath + " above the working directory")
 		}
 		dir = parent
 	}

@@ -9,9 +9,6 @@ import "embed"
 //go:embed *.go helper/*.go
 var Source embed.FS
 
-// ModulePath is the module the Source files belong to, named in the
-// helper's go.mod.
-const ModulePath = "github.com/coursekit/course"
 
 // Dir is where the Source files sit inside that module.
 const Dir = "grader/internal/staticcheck"

@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/atomicfile"
 	"github.com/coursekit/course/grader/autograder"
+	"github.com/coursekit/course/grader/courseroot"
 	"github.com/coursekit/course/grader/lab"
 )
 
@@ -162,12 +164,12 @@ func runAutograderGradescope(opts *GradescopeBundleOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	source, err := courseSource(opts.Source, opts.Getwd, autograder.FindCourseRoot)
+	source, err := courseSource(opts.Source, opts.Getwd, courseroot.Find)
 	if err != nil {
 		return err
 	}
 	if opts.Source != "" {
-		if err := autograder.IsCourseRoot(source); err != nil {
+		if err := courseroot.Check(source); err != nil {
 			return usageError(fmt.Errorf("--source %s: %w", source, err))
 		}
 	}
@@ -201,7 +203,7 @@ func runAutograderGradescope(opts *GradescopeBundleOptions) error {
 		return usageError(err)
 	}
 	var sum autograder.BundleSummary
-	err = writeAtomic(opts.Output, func(w io.Writer, tmp string) error {
+	err = atomicfile.WriteFunc(opts.Output, 0o644, func(w io.Writer, tmp string) error {
 		// The bundle may be written inside the tree it packs: leave it out.
 		b.Exclude = []string{opts.Output, tmp}
 		var err error

@@ -96,16 +96,11 @@ func Run(f *Factory, args []string) int {
 		path = cmd.CommandPath()
 	}
 	// Errors name paths and archive members that a submission chose.
-	fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", path, safetext.Line(firstLine(ee.Error())))
+	fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", path, safetext.Line(safetext.FirstLine(ee.Error())))
 	if ee.Code == ExitUsage && !ee.NoHelp {
 		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", path)
 	}
 	return ee.Code
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }
 
 // NewCmdRoot returns the course command with all its subcommands.

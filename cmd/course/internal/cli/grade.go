@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coursekit/course/grader"
+	"github.com/coursekit/course/grader/atomicfile"
 	classpkg "github.com/coursekit/course/grader/class"
 	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/lab"
@@ -496,7 +497,7 @@ func writeHTML(opts *GradeOptions, results []classpkg.Result, l *lab.Lab) error 
 	if err != nil {
 		return fmt.Errorf("--html %s: %w", opts.HTML, err)
 	}
-	return writeAtomic(opts.HTML, func(w io.Writer, _ string) error {
+	return atomicfile.WriteFunc(opts.HTML, 0o644, func(w io.Writer, _ string) error {
 		if err := classpkg.WriteHTML(w, s, classpkg.Options{RulesURL: opts.RulesURL}); err != nil {
 			return fmt.Errorf("--html %s: %w", opts.HTML, err)
 		}
@@ -947,12 +948,12 @@ func (u *csvUpdate) close() error {
 		return nil
 	}
 	u.done = true
-	return writeAtomic(u.path, func(w io.Writer, _ string) error { return u.Book.Write(w) })
+	return atomicfile.WriteFunc(u.path, 0o644, func(w io.Writer, _ string) error { return u.Book.Write(w) })
 }
 
 // writeFileAtomic writes the report file p atomically (see writeAtomic).
 func writeFileAtomic(p string, write func(io.Writer) error) error {
-	return writeAtomic(p, func(w io.Writer, _ string) error {
+	return atomicfile.WriteFunc(p, 0o644, func(w io.Writer, _ string) error {
 		if err := write(w); err != nil {
 			return fmt.Errorf("-o %s: %w", p, err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/coursekit/course/grader/atomicfile"
 	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/lab"
 )
@@ -253,7 +254,7 @@ func writeHintState(p string, state hintState) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(p, func(w io.Writer, _ string) error {
+	return atomicfile.WriteFunc(p, 0o644, func(w io.Writer, _ string) error {
 		_, err := w.Write(append(data, '\n'))
 		return err
 	})

@@ -3,10 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	classpkg "github.com/coursekit/course/grader/class"
@@ -57,43 +57,38 @@ func (lineProgress) close() {}
 func doneLine(r classpkg.Result) string {
 	name := safetext.Line(r.Name)
 	if r.Err != nil {
-		return "not graded " + name + ": " + safetext.Line(firstLine(r.Err.Error()))
+		return "not graded " + name + ": " + safetext.Line(safetext.FirstLine(r.Err.Error()))
 	}
 	return fmt.Sprintf("graded %s %s/%d", name, report.FormatPoints(r.Report.Score), r.Report.MaxScore)
 }
 
-// barProgress is a progress bar, redrawn every second so that its clock
-// moves while a long submission runs, and cleared when grading ends.
+// barProgress is the live line of a grading run on a terminal: how many of
+// how many are done, a bar, the time so far and, for a class, the time
+// left; redrawn every second so that its clock moves while a long
+// submission runs, and cleared when grading ends.
 type barProgress struct {
-	bar  *progressbar.ProgressBar
-	stop chan struct{}
-	wg   sync.WaitGroup
+	line    *liveLine
+	desc    string
+	class   bool
+	start   time.Time
+	mu      sync.Mutex
+	n, of   int
+	stop    chan struct{}
+	stopped sync.WaitGroup
 }
 
 func newBar(w io.Writer, total int, class bool, desc string) *barProgress {
-	p := &barProgress{
-		bar: progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription(desc),
-			progressbar.OptionSetWidth(30),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetElapsedTime(true),
-			progressbar.OptionSetPredictTime(class),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-			progressbar.OptionSetRenderBlankState(true),
-		),
-		stop: make(chan struct{}),
-	}
-	p.wg.Add(1)
+	p := &barProgress{line: newLiveLine(w), desc: desc, class: class, start: time.Now(), of: total, stop: make(chan struct{})}
+	p.draw()
+	p.stopped.Add(1)
 	go func() {
-		defer p.wg.Done()
+		defer p.stopped.Done()
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
 		for {
 			select {
 			case <-tick.C:
-				_ = p.bar.Add(0)
+				p.draw()
 			case <-p.stop:
 				return
 			}
@@ -102,12 +97,83 @@ func newBar(w io.Writer, total int, class bool, desc string) *barProgress {
 	return p
 }
 
-func (p *barProgress) done(r classpkg.Result, n, total int) {
-	_ = p.bar.Add(1)
+// draw shows the line as it is now.
+func (p *barProgress) draw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	elapsed := time.Since(p.start).Truncate(time.Second)
+	s := fmt.Sprintf("%s (%d/%d) %s %s", p.desc, p.n, p.of, progressBar(p.n, p.of, 30), elapsed)
+	if p.class && p.n > 0 && p.n < p.of {
+		left := (elapsed * time.Duration(p.of-p.n) / time.Duration(p.n)).Truncate(time.Second)
+		s += fmt.Sprintf(", about %s left", left)
+	}
+	p.line.show(s)
+}
+
+func (p *barProgress) done(_ classpkg.Result, n, total int) {
+	p.mu.Lock()
+	p.n, p.of = n, total
+	p.mu.Unlock()
+	p.draw()
 }
 
 func (p *barProgress) close() {
 	close(p.stop)
-	p.wg.Wait()
-	_ = p.bar.Finish()
+	p.stopped.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.line.clear()
+}
+
+// progressBar is a bar of width cells, [████░░░░], filled in proportion to
+// done of total; it is full only when done == total.
+func progressBar(done, total, width int) string {
+	filled := 0
+	if total > 0 {
+		filled = (done*width + total/2) / total
+		if done > 0 {
+			filled = max(filled, 1)
+		}
+		if done < total {
+			filled = min(filled, width-1)
+		}
+	}
+	return "[" + strings.Repeat("█", filled) + strings.Repeat("░", width-filled) + "]"
+}
+
+// liveLine is one line of progress on a terminal, redrawn in place and
+// cleared when the work is done; elsewhere it writes nothing.
+type liveLine struct {
+	w     io.Writer // nil off a terminal
+	width int       // of what is on the line now
+}
+
+func newLiveLine(w io.Writer) *liveLine {
+	if !isTerminal(w) {
+		return &liveLine{}
+	}
+	return &liveLine{w: w}
+}
+
+// progress is a testProgress that shows "label: 3/9 tests".
+func (l *liveLine) progress(label string, done, total int) {
+	l.show(fmt.Sprintf("%s: %d/%d tests %s", label, done, total, progressBar(done, total, 20)))
+}
+
+func (l *liveLine) show(s string) {
+	if l.w == nil {
+		return
+	}
+	n := len([]rune(s))
+	fmt.Fprintf(l.w, "\r%s%s", s, strings.Repeat(" ", max(l.width-n, 0)))
+	l.width = n
+}
+
+// clear removes the line.
+func (l *liveLine) clear() {
+	if l.w == nil || l.width == 0 {
+		return
+	}
+	fmt.Fprintf(l.w, "\r%s\r", strings.Repeat(" ", l.width))
+	l.width = 0
 }

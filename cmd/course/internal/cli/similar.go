@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/coursekit/course/grader/atomicfile"
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/safetext"
 	"github.com/coursekit/course/grader/similarity"
@@ -265,7 +266,7 @@ func writeSimilar(opts *SimilarOptions, l *lab.Lab, r *similarity.Result, shown 
 	for i, s := range skipped {
 		notes[i] = fmt.Sprintf("Not compared: %s: %s", s.Name, s.Reason)
 	}
-	return writeAtomic(opts.HTML, func(w io.Writer, _ string) error {
+	return atomicfile.WriteFunc(opts.HTML, 0o644, func(w io.Writer, _ string) error {
 		title := fmt.Sprintf("Lab %s: similar code", l.Chapter)
 		if err := similarity.WriteHTML(w, r, shown, similarity.HTMLOptions{Title: title, Notes: notes}); err != nil {
 			return fmt.Errorf("--html %s: %w", opts.HTML, err)
