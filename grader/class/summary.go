@@ -10,12 +10,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
-	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/coursekit/course/grader/lab"
@@ -203,57 +199,14 @@ func Summarize(reports []*report.Report, notGraded map[string]string, l *lab.Lab
 	if l != nil {
 		s.Lab, s.Title = l.Chapter, l.Title
 	}
-	seen := map[string]string{} // name → what it is, for the error
-	for name := range notGraded {
-		if name == "" {
-			return nil, errors.New("class: a submission that could not be graded has no name")
-		}
-		seen[name] = "a submission that could not be graded"
+	if err := s.check(reports, notGraded, l); err != nil {
+		return nil, err
 	}
 	sorted := slices.Clone(reports)
-	for i, r := range sorted {
-		switch {
-		case r == nil:
-			return nil, fmt.Errorf("class: report %d is nil", i)
-		case r.Submission == "":
-			return nil, fmt.Errorf("class: report %d (%s) has no submission name", i, visible(r.Path))
-		}
-		if what, ok := seen[r.Submission]; ok {
-			return nil, fmt.Errorf("class: two submissions are named %q: report %d and %s", visible(r.Submission), i, what)
-		}
-		seen[r.Submission] = fmt.Sprintf("report %d", i)
-		if s.Lab == "" {
-			s.Lab = r.Lab
-		}
-		if r.Lab != s.Lab {
-			if l != nil {
-				return nil, fmt.Errorf("class: %s was graded against lab %q, not lab %s", visible(r.Submission), visible(r.Lab), l.Chapter)
-			}
-			return nil, fmt.Errorf("class: %s was graded against lab %q, %s against lab %q: one class is one lab",
-				visible(r.Submission), visible(r.Lab), visible(sorted[0].Submission), visible(sorted[0].Lab))
-		}
-		if i > 0 && r.MaxScore != sorted[0].MaxScore {
-			return nil, fmt.Errorf("class: %s has a maximum score of %d, %s of %d: grade a class with the same --lab and --bonus flags",
-				visible(r.Submission), r.MaxScore, visible(sorted[0].Submission), sorted[0].MaxScore)
-		}
-		ids := map[string]bool{}
-		for _, ex := range r.Exercises {
-			if ids[ex.ID] {
-				return nil, fmt.Errorf("class: %s has exercise %q twice", visible(r.Submission), visible(ex.ID))
-			}
-			ids[ex.ID] = true
-			if l != nil {
-				if _, err := l.Exercise(ex.ID); err != nil {
-					return nil, fmt.Errorf("class: %s has exercise %q, which lab %s does not have", visible(r.Submission), visible(ex.ID), l.Chapter)
-				}
-			}
-		}
-	}
 	slices.SortFunc(sorted, func(a, b *report.Report) int { return strings.Compare(a.Submission, b.Submission) })
 	if len(sorted) > 0 {
 		s.MaxScore = sorted[0].MaxScore
 	}
-
 	s.Exercises = exerciseStats(sorted, l)
 	scores := make([]float64, len(sorted))
 	for i, r := range sorted {
@@ -261,34 +214,9 @@ func Summarize(reports []*report.Report, notGraded map[string]string, l *lab.Lab
 	}
 	s.Score = stats(scores)
 	s.Histogram = histogram(scores, s.MaxScore)
-
-	var ruleTests map[string][]string // test → rules
-	if l != nil {
-		var err error
-		if ruleTests, err = testRules(l); err != nil {
-			return nil, err
-		}
+	if err := s.rulesAndTests(sorted, l); err != nil {
+		return nil, err
 	}
-	s.Tests = testStats(sorted, s.Exercises, ruleTests)
-	if l != nil {
-		var err error
-		if s.Rules, err = ruleStats(l, sorted, s.Exercises, ruleTests); err != nil {
-			return nil, err
-		}
-		for _, ex := range s.Exercises {
-			hints, err := l.Hints(ex.ID)
-			if err != nil {
-				return nil, fmt.Errorf("class: %w", err)
-			}
-			if len(hints) > 0 {
-				s.Hints[ex.ID] = hints
-			}
-		}
-		for i := range s.Rules {
-			s.Rules[i].Hints = hintsNaming(s.Hints[s.Rules[i].Exercise], s.Rules[i].ID)
-		}
-	}
-
 	for _, r := range sorted {
 		s.Slowest = append(s.Slowest, Timing{Submission: r.Submission, Seconds: r.Seconds})
 		for _, ex := range r.Exercises {
@@ -301,269 +229,105 @@ func Summarize(reports []*report.Report, notGraded map[string]string, l *lab.Lab
 	}
 	slices.SortStableFunc(s.Slowest, func(a, b Timing) int { return cmp.Compare(b.Seconds, a.Seconds) })
 	s.Slowest = s.Slowest[:min(len(s.Slowest), SlowestCount)]
-
 	s.Students = students(sorted, notGraded, s.Exercises)
 	return s, nil
 }
 
-// exerciseStats lists every exercise some report has, in the lab's order
-// (without the lab, in the order of their ids, read as numbers).
-func exerciseStats(reports []*report.Report, l *lab.Lab) []ExerciseStats {
-	byID := map[string]*ExerciseStats{}
-	var out []*ExerciseStats
-	for _, r := range reports {
-		for _, ex := range r.Exercises {
-			e, ok := byID[ex.ID]
-			if !ok {
-				e = &ExerciseStats{ID: ex.ID, Name: ex.Name, Bonus: ex.Bonus, MaxPoints: ex.MaxPoints}
-				byID[ex.ID] = e
-				out = append(out, e)
+// check refuses reports that are not one class of one lab: a name twice or
+// none, another lab, another maximum score, an exercise twice or unknown.
+func (s *Summary) check(reports []*report.Report, notGraded map[string]string, l *lab.Lab) error {
+	seen := map[string]string{} // name → what it is, for the error
+	for name := range notGraded {
+		if name == "" {
+			return errors.New("class: a submission that could not be graded has no name")
+		}
+		seen[name] = "a submission that could not be graded"
+	}
+	for i, r := range reports {
+		switch {
+		case r == nil:
+			return fmt.Errorf("class: report %d is nil", i)
+		case r.Submission == "":
+			return fmt.Errorf("class: report %d (%s) has no submission name", i, visible(r.Path))
+		}
+		if what, ok := seen[r.Submission]; ok {
+			return fmt.Errorf("class: two submissions are named %q: report %d and %s", visible(r.Submission), i, what)
+		}
+		seen[r.Submission] = fmt.Sprintf("report %d", i)
+		if s.Lab == "" {
+			s.Lab = r.Lab
+		}
+		if r.Lab != s.Lab {
+			if l != nil {
+				return fmt.Errorf("class: %s was graded against lab %q, not lab %s", visible(r.Submission), visible(r.Lab), l.Chapter)
 			}
-			e.Graded++
-			e.MeanPoints += ex.Points
-			if ex.Passed {
-				e.Passed++
-			}
+			return fmt.Errorf("class: %s was graded against lab %q, %s against lab %q: one class is one lab",
+				visible(r.Submission), visible(r.Lab), visible(reports[0].Submission), visible(reports[0].Lab))
+		}
+		if i > 0 && r.MaxScore != reports[0].MaxScore {
+			return fmt.Errorf("class: %s has a maximum score of %d, %s of %d: grade a class with the same --lab and --bonus flags",
+				visible(r.Submission), r.MaxScore, visible(reports[0].Submission), reports[0].MaxScore)
+		}
+		if err := checkExercises(r, l); err != nil {
+			return err
 		}
 	}
-	order := func(id string) int { return 0 }
-	if l != nil {
-		order = func(id string) int {
-			return slices.IndexFunc(l.Exercises, func(e lab.Exercise) bool { return e.ID == id })
+	return nil
+}
+
+// checkExercises refuses a report with an exercise twice, or one l lacks.
+func checkExercises(r *report.Report, l *lab.Lab) error {
+	ids := map[string]bool{}
+	for _, ex := range r.Exercises {
+		if ids[ex.ID] {
+			return fmt.Errorf("class: %s has exercise %q twice", visible(r.Submission), visible(ex.ID))
 		}
-	}
-	slices.SortFunc(out, func(a, b *ExerciseStats) int {
-		return cmp.Or(cmp.Compare(order(a.ID), order(b.ID)), compareIDs(a.ID, b.ID))
-	})
-	res := make([]ExerciseStats, len(out))
-	for i, e := range out {
+		ids[ex.ID] = true
 		if l != nil {
-			le, _ := l.Exercise(e.ID)
-			e.Name, e.Bonus = le.Name, le.Bonus
-		}
-		e.MeanPoints /= float64(e.Graded)
-		res[i] = *e
-	}
-	return res
-}
-
-// compareIDs orders dotted ids by their parts, as numbers where both are:
-// 10.2 before 10.10.
-func compareIDs(a, b string) int {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := range min(len(pa), len(pb)) {
-		na, ea := strconv.Atoi(pa[i])
-		nb, eb := strconv.Atoi(pb[i])
-		if ea == nil && eb == nil {
-			if c := cmp.Compare(na, nb); c != 0 {
-				return c
-			}
-			continue
-		}
-		if c := strings.Compare(pa[i], pb[i]); c != 0 {
-			return c
-		}
-	}
-	return cmp.Compare(len(pa), len(pb))
-}
-
-func stats(scores []float64) Stats {
-	st := Stats{N: len(scores)}
-	if st.N == 0 {
-		return st
-	}
-	sorted := slices.Clone(scores)
-	slices.Sort(sorted)
-	sum := 0.0
-	for _, x := range sorted {
-		sum += x
-	}
-	st.Mean = sum / float64(st.N)
-	st.Min, st.Max = sorted[0], sorted[st.N-1]
-	if st.N%2 == 1 {
-		st.Median = sorted[st.N/2]
-	} else {
-		st.Median = (sorted[st.N/2-1] + sorted[st.N/2]) / 2
-	}
-	return st
-}
-
-// histogram counts scores in Bins equal bins over 0..max: bin i holds
-// the scores from i*max/Bins up to (i+1)*max/Bins, the last one max
-// included. Scores are in hundredths, so the edges are exact: with max
-// 100, 10 is in the second bin and 9.99 in the first. A score outside
-// 0..max counts in the nearest bin; with max 0 every score is in the first.
-func histogram(scores []float64, maxScore int) []Bin {
-	bins := make([]Bin, Bins)
-	for i := range bins {
-		bins[i].Lo = float64(maxScore) * float64(i) / Bins
-		bins[i].Hi = float64(maxScore) * float64(i+1) / Bins
-	}
-	for _, x := range scores {
-		i := 0
-		if maxScore > 0 {
-			hundredths := int64(math.Round(x * 100))
-			i = int(hundredths * Bins / (int64(maxScore) * 100))
-		}
-		bins[min(max(i, 0), Bins-1)].Count++
-	}
-	return bins
-}
-
-// testRules maps each test of l to the rules its doc comment names.
-func testRules(l *lab.Lab) (map[string][]string, error) {
-	tests, err := l.RuleTests()
-	if err != nil {
-		return nil, fmt.Errorf("class: the tests of lab %s: %w", l.Chapter, err)
-	}
-	out := map[string][]string{}
-	for _, t := range tests {
-		if len(t.Rules) > 0 {
-			out[t.Test] = slices.Clone(t.Rules)
-		}
-	}
-	return out, nil
-}
-
-// failedStatus reports whether a test with status ran and did not pass.
-func failedStatus(status string) bool {
-	return status != report.StatusPass && status != report.StatusNotRun
-}
-
-func testStats(reports []*report.Report, exercises []ExerciseStats, ruleTests map[string][]string) []TestStats {
-	byName := map[string]*TestStats{}
-	var out []*TestStats
-	for _, r := range reports {
-		for _, ex := range r.Exercises {
-			for _, t := range ex.Tests {
-				ts, ok := byName[t.Name]
-				if !ok {
-					ts = &TestStats{Name: t.Name, Exercise: ex.ID, Hidden: t.Hidden, Rules: ruleTests[t.Name]}
-					byName[t.Name] = ts
-					out = append(out, ts)
-				}
-				ts.Total++
-				switch {
-				case t.Status == report.StatusNotRun:
-					ts.NotRun++
-				case failedStatus(t.Status):
-					ts.Failed++
-				}
+			if _, err := l.Exercise(ex.ID); err != nil {
+				return fmt.Errorf("class: %s has exercise %q, which lab %s does not have", visible(r.Submission), visible(ex.ID), l.Chapter)
 			}
 		}
 	}
-	exOrder := func(id string) int {
-		return slices.IndexFunc(exercises, func(e ExerciseStats) bool { return e.ID == id })
-	}
-	slices.SortFunc(out, func(a, b *TestStats) int {
-		return cmp.Or(
-			cmp.Compare(b.Failed, a.Failed),
-			compareRates(b.Failed, b.Ran(), a.Failed, a.Ran()),
-			cmp.Compare(exOrder(a.Exercise), exOrder(b.Exercise)),
-			strings.Compare(a.Name, b.Name))
-	})
-	res := make([]TestStats, len(out))
-	for i, t := range out {
-		res[i] = *t
-	}
-	return res
+	return nil
 }
 
-// compareRates compares a/b with c/d exactly (a zero denominator is a rate of 0).
-func compareRates(a, b, c, d int) int {
-	if b == 0 {
-		a, b = 0, 1
-	}
-	if d == 0 {
-		c, d = 0, 1
-	}
-	return cmp.Compare(a*d, c*b)
-}
-
-func ruleStats(l *lab.Lab, reports []*report.Report, exercises []ExerciseStats, ruleTests map[string][]string) ([]RuleStats, error) {
-	rules, err := l.Rules()
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("class: %w", err)
-	}
-	graded := map[string]bool{}
-	for _, e := range exercises {
-		graded[e.ID] = true
-	}
-	var out []RuleStats
-	index := map[string]int{}
-	for _, r := range rules {
-		ex := ruleExercise(r.ID, l.Exercises)
-		if !graded[ex] {
-			continue
-		}
-		index[r.ID] = len(out)
-		out = append(out, RuleStats{ID: r.ID, Text: r.Text, Exercise: ex})
-	}
-	tests := map[string]map[string]bool{} // rule → tests seen
-	for _, r := range reports {
-		broken, checked := map[string]bool{}, map[string]bool{}
-		for _, ex := range r.Exercises {
-			for _, t := range ex.Tests {
-				for _, id := range ruleTests[t.Name] {
-					if _, ok := index[id]; !ok {
-						continue
-					}
-					if tests[id] == nil {
-						tests[id] = map[string]bool{}
-					}
-					tests[id][t.Name] = true
-					if t.Status != report.StatusNotRun {
-						checked[id] = true
-					}
-					if failedStatus(t.Status) {
-						broken[id] = true
-					}
-				}
-			}
-		}
-		for id := range checked {
-			out[index[id]].Checked++
-		}
-		for id := range broken {
-			out[index[id]].Broken++
+// rulesAndTests counts how each test fared, and with the lab, each rule
+// and the hints that name it.
+func (s *Summary) rulesAndTests(sorted []*report.Report, l *lab.Lab) error {
+	var ruleTests map[string][]string // test → rules
+	if l != nil {
+		var err error
+		if ruleTests, err = testRules(l); err != nil {
+			return err
 		}
 	}
-	for id, names := range tests {
-		out[index[id]].Tests = slices.Sorted(maps.Keys(names))
+	s.Tests = testStats(sorted, s.Exercises, ruleTests)
+	if l == nil {
+		return nil
 	}
-	return out, nil
-}
-
-// ruleExercise is the exercise a rule id belongs to: the one whose id and
-// a dot start it (rule 10.5.4 is exercise 10.5's), the longest such.
-func ruleExercise(rule string, exercises []lab.Exercise) string {
-	best := ""
-	for _, e := range exercises {
-		if strings.HasPrefix(rule, e.ID+".") && len(e.ID) > len(best) {
-			best = e.ID
+	var err error
+	if s.Rules, err = ruleStats(l, sorted, s.Exercises, ruleTests); err != nil {
+		return err
+	}
+	for _, ex := range s.Exercises {
+		hints, err := l.Hints(ex.ID)
+		if err != nil {
+			return fmt.Errorf("class: %w", err)
+		}
+		if len(hints) > 0 {
+			s.Hints[ex.ID] = hints
 		}
 	}
-	return best
+	for i := range s.Rules {
+		s.Rules[i].Hints = hintsNaming(s.Hints[s.Rules[i].Exercise], s.Rules[i].ID)
+	}
+	return nil
 }
 
 // ruleMention finds rule numbers in prose: 10.5.4, not a version like 1.22.0
 // inside a longer number.
 var ruleMention = regexp.MustCompile(`\d+(?:\.\d+)+`)
-
-// hintsNaming returns the hints that name rule, as "rule 10.5.4" or
-// "rules 10.5.7, 10.5.5" do.
-func hintsNaming(hints []lab.Hint, rule string) []lab.Hint {
-	var out []lab.Hint
-	for _, h := range hints {
-		if slices.Contains(ruleMention.FindAllString(h.EN, -1), rule) {
-			out = append(out, h)
-		}
-	}
-	return out
-}
 
 func students(reports []*report.Report, notGraded map[string]string, exercises []ExerciseStats) []Student {
 	var out []Student
@@ -598,21 +362,6 @@ func students(reports []*report.Report, notGraded map[string]string, exercises [
 	}
 	slices.SortFunc(out, func(a, b Student) int { return strings.Compare(a.Name, b.Name) })
 	return out
-}
-
-func ratio(a, b int) float64 {
-	if b == 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
-}
-
-// percent is 100*a/b rounded half up, 0 when b is 0.
-func percent(a, b int) int {
-	if b == 0 {
-		return 0
-	}
-	return (100*a + b/2) / b
 }
 
 // visible shows text from a submission safely wherever it is printed, as

@@ -9,7 +9,6 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -276,6 +275,48 @@ type launch struct {
 	finish func(out *Outcome) error
 }
 
+// cgroupFor makes j's cgroup, if the machine gives cgroups. A run of
+// student code gets one CPU's worth of time (it has one P anyway:
+// GOMAXPROCS=1) and the same share as every other run; the toolchain gets
+// an equal share, no quota, and more memory and processes.
+func (s *Sandbox) cgroupFor(j Job) (*cgroup, error) {
+	if s.cg == nil {
+		return nil, nil
+	}
+	memory, procs, cpus, what := s.memory, s.procs, 1, "run"
+	if !j.Untrusted {
+		memory, procs, cpus, what = max(BuildMemoryLimit, s.memory), 4096, 0, "build"
+	}
+	return s.cg.child(what, memory, procs, cpus)
+}
+
+// command is the program that runs j (inside bubblewrap for student code,
+// where there is bubblewrap), its environment and working directory.
+func (s *Sandbox) command(j Job, uid int, attr *syscall.SysProcAttr) (program, env []string, dir string, err error) {
+	switch {
+	case j.Untrusted && s.bwrap != "":
+		args, err := s.bwrapArgs(j)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return append([]string{s.bwrap}, args...), []string{}, "/", nil
+	case j.Untrusted:
+		// No private filesystem: a private directory on the host instead.
+		if err := os.MkdirAll(j.PrivateDir, 0o700); err != nil {
+			return nil, nil, "", err
+		}
+		if uid >= 0 {
+			if err := os.Chown(j.PrivateDir, uid, uid); err != nil {
+				return nil, nil, "", err
+			}
+		}
+		attr.Cloneflags = s.cloneflags
+		env := append(slices.Clone(j.Env), "HOME="+j.PrivateDir, "TMPDIR="+j.PrivateDir)
+		return append([]string{j.Path}, j.Args...), env, j.PrivateDir, nil
+	}
+	return append([]string{j.Path}, j.Args...), j.Env, j.Dir, nil
+}
+
 // prepare makes the launch of j: confined when j.Untrusted, else (the
 // toolchain) in a cgroup with the build's memory limit where there is one.
 func (s *Sandbox) prepare(j Job) (*launch, error) {
@@ -301,49 +342,16 @@ func (s *Sandbox) prepare(j Job) (*launch, error) {
 		uid = id
 		cleanups = append(cleanups, func() error { release(); return nil })
 	}
-	var cg *cgroup
-	if s.cg != nil {
-		// A run of student code gets one CPU's worth of time (it has one P
-		// anyway: GOMAXPROCS=1) and the same share as every other run; the
-		// toolchain gets an equal share, no quota.
-		memory, procs, cpus, what := s.memory, s.procs, 1, "run"
-		if !j.Untrusted {
-			memory, procs, cpus, what = max(BuildMemoryLimit, s.memory), 4096, 0, "build"
-		}
-		var err error
-		if cg, err = s.cg.child(what, memory, procs, cpus); err != nil {
-			return fail(err)
-		}
+	cg, err := s.cgroupFor(j)
+	if err != nil {
+		return fail(err)
+	}
+	if cg != nil {
 		cleanups = append(cleanups, cg.remove)
 	}
-
-	var program []string
-	env := j.Env
-	dir := j.Dir
-	switch {
-	case j.Untrusted && s.bwrap != "":
-		args, err := s.bwrapArgs(j)
-		if err != nil {
-			return fail(err)
-		}
-		program = append([]string{s.bwrap}, args...)
-		env, dir = []string{}, "/"
-	case j.Untrusted:
-		// No private filesystem: a private directory on the host instead.
-		if err := os.MkdirAll(j.PrivateDir, 0o700); err != nil {
-			return fail(err)
-		}
-		if uid >= 0 {
-			if err := os.Chown(j.PrivateDir, uid, uid); err != nil {
-				return fail(err)
-			}
-		}
-		attr.Cloneflags = s.cloneflags
-		program = append([]string{j.Path}, j.Args...)
-		env = append(slices.Clone(j.Env), "HOME="+j.PrivateDir, "TMPDIR="+j.PrivateDir)
-		dir = j.PrivateDir
-	default:
-		program = append([]string{j.Path}, j.Args...)
+	program, env, dir, err := s.command(j, uid, attr)
+	if err != nil {
+		return fail(err)
 	}
 
 	if uid >= 0 {
@@ -391,27 +399,28 @@ func (s *Sandbox) prepare(j Job) (*launch, error) {
 			killUser(uid)
 		}
 	}
-	l.finish = func(out *Outcome) error {
-		var errs []error
-		if cg != nil {
-			errs = append(errs, cg.empty(5*time.Second))
-			out.MemoryExceeded = cg.oomKilled()
-			out.ProcessesExceeded = cg.pidsLimited()
-			out.CPUThrottled = cg.throttled()
-		}
-		if uid >= 0 {
-			// Without a PID namespace, a process of the run's uid may have
-			// left its process group and cgroup-less machines have no other
-			// record of it.
-			errs = append(errs, emptyUser(uid, 5*time.Second))
-			if s.bwrap == "" {
-				errs = append(errs, removeFilesOf(uid, []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"}))
-			}
-		}
-		errs = append(errs, cleanup())
-		return errors.Join(errs...)
-	}
+	l.finish = func(out *Outcome) error { return errors.Join(s.finish(out, cg, uid), cleanup()) }
 	return l, nil
+}
+
+// finish waits for a run's processes to be gone and says what its cgroup
+// saw; without a PID namespace, a process of the run's uid may have left
+// its process group, and cgroup-less machines have no other record of it.
+func (s *Sandbox) finish(out *Outcome, cg *cgroup, uid int) error {
+	var errs []error
+	if cg != nil {
+		errs = append(errs, cg.empty(5*time.Second))
+		out.MemoryExceeded = cg.oomKilled()
+		out.ProcessesExceeded = cg.pidsLimited()
+		out.CPUThrottled = cg.throttled()
+	}
+	if uid >= 0 {
+		errs = append(errs, emptyUser(uid, 5*time.Second))
+		if s.bwrap == "" {
+			errs = append(errs, removeFilesOf(uid, []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"}))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 type rlimit struct {
@@ -528,81 +537,6 @@ func (s *Sandbox) sharedLibraries(bin string) ([]string, error) {
 	}
 	s.libs[key] = libs
 	return libs, nil
-}
-
-// killUser kills every process whose real, effective or saved uid is uid.
-func killUser(uid int) int {
-	n := 0
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
-		if err != nil {
-			continue
-		}
-		if strings.Contains(string(data), "\nState:\tZ") {
-			continue // a zombie runs nothing; its parent, or init, reaps it
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
-				for _, f := range strings.Fields(rest) {
-					if f == strconv.Itoa(uid) {
-						_ = syscall.Kill(pid, syscall.SIGKILL)
-						n++
-						break
-					}
-				}
-			}
-		}
-	}
-	return n
-}
-
-// emptyUser kills the processes of uid until there are none, for at most wait.
-func emptyUser(uid int, wait time.Duration) error {
-	deadline := time.Now().Add(wait)
-	for killUser(uid) > 0 {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("processes of uid %d still running after SIGKILL", uid)
-		}
-		time.Sleep(5 * time.Millisecond) // the kernel reaps them; nothing to wait on
-	}
-	return nil
-}
-
-// removeFilesOf deletes what uid left in the shared temporary directories:
-// without a mount namespace a run can write there.
-func removeFilesOf(uid int, dirs []string) error {
-	var errs []error
-	seen := map[string]bool{}
-	for _, dir := range dirs {
-		if seen[dir] {
-			continue
-		}
-		seen[dir] = true
-		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || p == dir {
-				return nil
-			}
-			info, err := d.Info()
-			if err != nil {
-				return nil
-			}
-			if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) == uid {
-				if err := os.RemoveAll(p); err != nil {
-					errs = append(errs, err)
-				}
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		})
-	}
-	return errors.Join(errs...)
 }
 
 // foreignUID reports whether runs have user ids other than the grader's,

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	classpkg "github.com/coursekit/course/grader/class"
+	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/late"
+	"github.com/coursekit/course/grader/safetext"
+	"github.com/coursekit/course/grader/submission"
+)
+
+// errTimesGit refuses --times git, which is no more: a commit's time is
+// the student's to write, and reading a submission's .git outside the
+// sandbox let a crafted repository hang or swell the grader.
+var errTimesGit = errors.New("--times git is no more: a commit's time is whatever the student's machine wrote; give the times a platform recorded, a CSV file of submission,submitted_at (an LMS export, GitHub or GitLab push events) or --times gradescope")
+
+// newLateRule reads --late, --due and --times; nil without --late.
+func newLateRule(opts *GradeOptions) (*late.Rule, error) {
+	rule, err := late.NewRule(opts.Late, opts.Due, opts.Times)
+	switch {
+	case errors.Is(err, late.ErrNeedsPolicy):
+		return nil, errors.New("--due and --times say when work was due and handed in: they need --late POLICY")
+	case errors.Is(err, late.ErrNeedsTimes):
+		return nil, errors.New("--late needs --times: a CSV file of submission,submitted_at (an LMS export, a platform's push events) or gradescope (Gradescope's submission metadata)")
+	case errors.Is(err, late.ErrNeedsDue):
+		return nil, errors.New("--late needs --due, the due date as an RFC 3339 time such as 2026-12-01T23:59:00Z (only --times gradescope reads it from Gradescope)")
+	case errors.Is(err, late.ErrPolicy):
+		return nil, fmt.Errorf("--late: %w", err)
+	case errors.Is(err, late.ErrBadDue):
+		return nil, fmt.Errorf("--due %q: want an RFC 3339 time such as 2026-12-01T23:59:00Z or 2026-12-01T23:59:00+08:00", opts.Due)
+	}
+	var se *late.SourceError
+	switch {
+	case errors.As(err, &se) && se.Gradescope:
+		return nil, fmt.Errorf("--times %s: %w", se.Source, se.Err)
+	case err != nil:
+		return nil, fmt.Errorf("--times: %w", err)
+	}
+	return rule, nil
+}
+
+// cannotGrade is exit status 2 for trouble that is not the command line's:
+// no go command, an interrupted run, a submission the grader could not grade.
+func cannotGrade(err error) *ExitError { return &ExitError{Code: ExitUsage, Err: err, NoHelp: true} }
+
+// uniquePaths drops a submission given twice (by the same clean path).
+func uniquePaths(paths []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		key := filepath.Clean(p)
+		if abs, err := filepath.Abs(p); err == nil {
+			key = abs
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// nameSubmissions makes every submission's name unique: two that share a
+// name (alice/ and alice.zip) are named by their paths instead.
+func nameSubmissions(subs []*submission.Submission, unreadable []classpkg.Result) {
+	// Names are counted as reports show them (escaped, one line): two
+	// names that read the same there are one row to a reader. Those are
+	// named by their paths, and paths that still read the same get a
+	// number.
+	names := make([]*string, 0, len(subs)+len(unreadable))
+	paths := make([]string, 0, cap(names))
+	for _, s := range subs {
+		names, paths = append(names, &s.Name), append(paths, s.Path)
+	}
+	for i := range unreadable {
+		names, paths = append(names, &unreadable[i].Name), append(paths, unreadable[i].Path)
+	}
+	count := map[string]int{}
+	for _, n := range names {
+		count[safetext.Line(*n)]++
+	}
+	for i, n := range names {
+		if count[safetext.Line(*n)] > 1 {
+			*n = paths[i]
+		}
+	}
+	seen := map[string]int{}
+	for _, n := range names {
+		shown := safetext.Line(*n)
+		if seen[shown]++; seen[shown] > 1 {
+			*n = fmt.Sprintf("%s #%d", *n, seen[shown])
+		}
+	}
+}
+
+// exerciseIDs checks the --lab ids and returns them in the lab's order,
+// or every exercise's id when none is given (bonus exercises only with
+// bonus set).
+func exerciseIDs(l *lab.Lab, want []string, bonus bool) ([]string, error) {
+	for _, id := range want {
+		e, err := l.Exercise(id)
+		if err != nil {
+			return nil, fmt.Errorf("--lab: %w", err)
+		}
+		if e.Bonus && !bonus {
+			return nil, fmt.Errorf("--lab %s: a bonus exercise, graded only with --bonus", id)
+		}
+	}
+	var ids []string
+	for _, e := range l.Exercises {
+		if e.Bonus && !bonus {
+			continue
+		}
+		if len(want) == 0 || slices.Contains(want, e.ID) {
+			ids = append(ids, e.ID)
+		}
+	}
+	return ids, nil
+}
