@@ -21,9 +21,9 @@ import (
 
 	"golang.org/x/mod/module"
 
+	"github.com/coursekit/course/grader/atomicfile"
 	"github.com/coursekit/course/grader/build"
 	"github.com/coursekit/course/grader/check"
-	"github.com/coursekit/course/grader/atomicfile"
 	"github.com/coursekit/course/grader/internal/buildcache"
 	"github.com/coursekit/course/grader/internal/cachedir"
 	"github.com/coursekit/course/grader/internal/goenv"

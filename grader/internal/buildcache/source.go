@@ -9,6 +9,5 @@ import "embed"
 //go:embed buildcache.go source.go helper/*.go
 var Source embed.FS
 
-
 // Dir is where the Source files sit inside that module.
 const Dir = "grader/internal/buildcache"

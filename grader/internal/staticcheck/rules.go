@@ -103,22 +103,41 @@ func (c *checker) predeclaredRules(fset *token.FileSet, f *ast.File, given []*as
 // errors.As see), no writes to the given files' variables, and no value of
 // type unsafe.Pointer (sync/atomic hands some out without importing unsafe).
 func (c *checker) typeRules(fset *token.FileSet, f *ast.File, pkg *types.Package, info *types.Info) []Violation {
-	var vs []Violation
-	add := func(pos token.Pos, format string, args ...any) {
-		vs = append(vs, Violation{Line: fset.Position(pos).Line, Problem: fmt.Sprintf(format, args...)})
-	}
-	inStudentFile := func(obj types.Object) bool {
-		return obj != nil && fset.Position(obj.Pos()).Filename == c.req.File
-	}
+	r := &typeRun{c: c, fset: fset, f: f, pkg: pkg, info: info}
+	r.methods()
+	r.givenVars()
+	r.unsafePointers()
+	return r.vs
+}
 
-	for _, d := range f.Decls {
+// typeRun is one file's pass over the type rules; vs collects what broke them.
+type typeRun struct {
+	c    *checker
+	fset *token.FileSet
+	f    *ast.File
+	pkg  *types.Package
+	info *types.Info
+	vs   []Violation
+}
+
+func (r *typeRun) add(pos token.Pos, format string, args ...any) {
+	r.vs = append(r.vs, Violation{Line: r.fset.Position(pos).Line, Problem: fmt.Sprintf(format, args...)})
+}
+
+func (r *typeRun) inStudentFile(obj types.Object) bool {
+	return obj != nil && r.fset.Position(obj.Pos()).Filename == r.c.req.File
+}
+
+// methods: a method may be declared only on a type the student's file declares.
+func (r *typeRun) methods() {
+	for _, d := range r.f.Decls {
 		fn, ok := d.(*ast.FuncDecl)
 		if !ok || fn.Recv == nil || len(fn.Recv.List) == 0 {
 			continue
 		}
-		tv, ok := info.Types[fn.Recv.List[0].Type]
+		tv, ok := r.info.Types[fn.Recv.List[0].Type]
 		if !ok {
-			add(fn.Pos(), "method %s: its receiver could not be checked", fn.Name.Name)
+			r.add(fn.Pos(), "method %s: its receiver could not be checked", fn.Name.Name)
 			continue
 		}
 		t := tv.Type
@@ -126,33 +145,30 @@ func (c *checker) typeRules(fset *token.FileSet, f *ast.File, pkg *types.Package
 			t = p.Elem()
 		}
 		named, ok := types.Unalias(t).(*types.Named)
-		if !ok || !inStudentFile(named.Obj()) {
-			add(fn.Pos(), "method %s on %s: methods may be declared only on types that %s declares, not on the given files' types", fn.Name.Name, types.TypeString(t, types.RelativeTo(pkg)), c.req.File)
+		if !ok || !r.inStudentFile(named.Obj()) {
+			r.add(fn.Pos(), "method %s on %s: methods may be declared only on types that %s declares, not on the given files' types", fn.Name.Name, types.TypeString(t, types.RelativeTo(r.pkg)), r.c.req.File)
 		}
 	}
+}
 
-	// The given files' package-level variables: readable, never written.
+// givenVars: the given files' package-level variables are readable, never
+// written, and never used at all when their value shares memory.
+func (r *typeRun) givenVars() {
 	given := map[types.Object]bool{}
-	for _, name := range pkg.Scope().Names() {
-		if v, ok := pkg.Scope().Lookup(name).(*types.Var); ok && !inStudentFile(v) {
+	for _, name := range r.pkg.Scope().Names() {
+		if v, ok := r.pkg.Scope().Lookup(name).(*types.Var); ok && !r.inStudentFile(v) {
 			given[v] = true
 		}
 	}
-	givenRoot := func(e ast.Expr) (*ast.Ident, bool) {
-		id := rootIdent(e, info)
-		if id == nil {
-			return nil, false
-		}
-		return id, given[info.Uses[id]]
-	}
 	written := map[*ast.Ident]bool{}
 	writes := func(e ast.Expr, what string) {
-		if id, ok := givenRoot(e); ok && !written[id] {
+		id := rootIdent(e, r.info)
+		if id != nil && given[r.info.Uses[id]] && !written[id] {
 			written[id] = true
-			add(id.Pos(), "%s %s, a variable of the given files: they may be read, never changed", what, id.Name)
+			r.add(id.Pos(), "%s %s, a variable of the given files: they may be read, never changed", what, id.Name)
 		}
 	}
-	ast.Inspect(f, func(n ast.Node) bool {
+	ast.Inspect(r.f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
 			if n.Tok != token.DEFINE {
@@ -175,35 +191,47 @@ func (c *checker) typeRules(fset *token.FileSet, f *ast.File, pkg *types.Package
 				writes(n.X, "takes the address of")
 			}
 		case *ast.SelectorExpr:
-			// x.M() with a pointer receiver takes x's address implicitly.
-			if sel, ok := info.Selections[n]; ok && sel.Kind() == types.MethodVal {
-				if sig, ok := sel.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
-					if _, ptrRecv := sig.Recv().Type().(*types.Pointer); ptrRecv && !isPointer(info.Types[n.X].Type) {
-						writes(n.X, "takes the address of")
-					}
-				}
+			if r.takesAddressImplicitly(n) {
+				writes(n.X, "takes the address of")
 			}
 		case *ast.Ident:
 			// A variable whose value shares memory (a map, a slice, a
 			// pointer, a struct holding them) would hand out the course's
 			// state with its value: such a variable may not be used at all.
-			if obj := info.Uses[n]; given[obj] && !written[n] && !sharesNothing(obj.Type()) {
+			if obj := r.info.Uses[n]; given[obj] && !written[n] && !sharesNothing(obj.Type()) {
 				written[n] = true
-				add(n.Pos(), "uses %s, a variable of the given files of type %s, which shares memory with them", n.Name, types.TypeString(obj.Type(), types.RelativeTo(pkg)))
+				r.add(n.Pos(), "uses %s, a variable of the given files of type %s, which shares memory with them", n.Name, types.TypeString(obj.Type(), types.RelativeTo(r.pkg)))
 			}
 		}
 		return true
 	})
+}
 
-	// Of the expressions holding an unsafe.Pointer, the outermost one of
-	// each line is named (info.Types is a map: no order of its own).
+// takesAddressImplicitly reports whether x.M is a method value with a
+// pointer receiver on an addressable non-pointer x: x.M() takes &x.
+func (r *typeRun) takesAddressImplicitly(n *ast.SelectorExpr) bool {
+	sel, ok := r.info.Selections[n]
+	if !ok || sel.Kind() != types.MethodVal {
+		return false
+	}
+	sig, ok := sel.Obj().Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return false
+	}
+	_, ptrRecv := sig.Recv().Type().(*types.Pointer)
+	return ptrRecv && !isPointer(r.info.Types[n.X].Type)
+}
+
+// unsafePointers names, of the expressions holding an unsafe.Pointer, the
+// outermost one of each line (info.Types is a map: no order of its own).
+func (r *typeRun) unsafePointers() {
 	byLine := map[int]ast.Expr{}
-	for e, tv := range info.Types {
-		if tv.Type == nil || !containsUnsafePointer(tv.Type, pkg, map[types.Type]bool{}) {
+	for e, tv := range r.info.Types {
+		if tv.Type == nil || !containsUnsafePointer(tv.Type, r.pkg, map[types.Type]bool{}) {
 			continue
 		}
-		pos := fset.Position(e.Pos())
-		if pos.Filename != c.req.File {
+		pos := r.fset.Position(e.Pos())
+		if pos.Filename != r.c.req.File {
 			continue
 		}
 		if old, ok := byLine[pos.Line]; !ok || e.Pos() < old.Pos() || (e.Pos() == old.Pos() && e.End() > old.End()) {
@@ -211,10 +239,8 @@ func (c *checker) typeRules(fset *token.FileSet, f *ast.File, pkg *types.Package
 		}
 	}
 	for _, e := range byLine {
-		add(e.Pos(), "a value of type unsafe.Pointer (%s) is not allowed", types.ExprString(e))
+		r.add(e.Pos(), "a value of type unsafe.Pointer (%s) is not allowed", types.ExprString(e))
 	}
-
-	return vs
 }
 
 // rootIdent returns the variable an lvalue-like expression writes through:
