@@ -1,3 +1,5 @@
+//go:build linux
+
 package lab_test
 
 // The session page in a real browser: headless Chromium, driven through
