@@ -133,7 +133,7 @@ func TestPracticeRefusesABadTargetAndTouchesNothing(t *testing.T) {
 		}, "exists and is not a directory"},
 		"missing parent": {func(t *testing.T, parent string) string {
 			return filepath.Join(parent, "nope", "mylab")
-		}, "parent directory does not exist"},
+		}, "parent directory does not exist: make " + filepath.Join("PARENT", "nope") + " first, or name a new directory inside one that exists"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			parent := t.TempDir()
@@ -143,7 +143,7 @@ func TestPracticeRefusesABadTargetAndTouchesNothing(t *testing.T) {
 			r := run(t, nil, "practice", "10", target)
 			assert.Equal(t, 2, r.code)
 			assert.Empty(t, r.stdout)
-			assert.Equal(t, "course practice: cannot create the workspace: "+target+": "+tc.reason+"\n"+
+			assert.Equal(t, "course practice: cannot create the workspace: "+target+": "+strings.ReplaceAll(tc.reason, "PARENT", parent)+"\n"+
 				"Run 'course practice --help' for usage.\n", r.stderr)
 			assert.Equal(t, before, snapshot(t, parent), "byte-identical afterwards")
 		})

@@ -54,6 +54,10 @@ func runPractice(opts *PracticeOptions) error {
 	if err := l.WriteWorkspace(opts.Dir); err != nil {
 		var te *lab.TargetError
 		if errors.As(err, &te) {
+			if errors.Is(err, lab.ErrTargetNoParent) {
+				parent := filepath.Dir(filepath.Clean(te.Path))
+				return usageError(fmt.Errorf("cannot create the workspace: %w: make %s first, or name a new directory inside one that exists", err, parent))
+			}
 			return usageError(fmt.Errorf("cannot create the workspace: %w", err))
 		}
 		return failure(err)
