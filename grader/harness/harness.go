@@ -1,5 +1,6 @@
 // Package harness is the grader's own test file and the protocol it keeps
-// with the grader. It is the only judge of a test's result: test2json
+// with the grader. It is the only source of a test's result (package judge
+// then decides the exercise from it): test2json
 // reads results from framing lines on the same output as everything
 // student code prints, and printed text can hide a real "--- FAIL" line
 // there (a line of exactly test2json's buffer size before it, say). So the
