@@ -411,3 +411,20 @@ func TestSummarize_NamesAreShownSafely(t *testing.T) {
 	assert.True(t, strings.Contains(err.Error(), `a\\x1bb`) && !strings.Contains(err.Error(), "\x1b"),
 		"Summarize's error %q should show the name's escape character as \\x1b", err)
 }
+
+func TestSummarize_RunInfo(t *testing.T) {
+	reports, _ := bigClass()
+	reports[3].Settings.Version = "v1.5.0"
+	reports[4].Settings = nil
+	s, err := Summarize(reports, nil, nil)
+	require.NoError(t, err)
+	r := s.Run
+	assert.Equal(t, bigClassStart, r.First, "Summarize(...).Run.First: when the first grading began")
+	assert.Equal(t, bigClassStart.Add(38*17*time.Second), r.Last)
+	assert.Equal(t, []Tally{{"v1.4.0", 37}, {"v1.5.0", 1}}, r.Versions, "the versions, the most common first")
+	assert.Equal(t, 1, r.Unrecorded, "a report saved before settings were recorded")
+	assert.Equal(t, []Tally{{"on", 39}}, r.Race)
+	assert.Equal(t, []Tally{{"--sandbox strict --timeout 30s --budget 2m0s --memory 1.0GiB", 38}}, r.Flags)
+	assert.Equal(t, []Tally{{"10%/day, grace 15m", 39}}, r.LatePolicies)
+	assert.Equal(t, []Tally{{"2026-12-01T23:59:00Z", 39}}, r.Due)
+}
