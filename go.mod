@@ -1,6 +1,6 @@
 module github.com/coursekit/course
 
-go 1.24.0
+go 1.24.1
 
 require (
 	github.com/bluekeyes/go-gitdiff v0.8.1
@@ -8,6 +8,7 @@ require (
 	github.com/coursekit/course/solutions v0.0.0
 	github.com/dustin/go-humanize v1.1.0
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
 	github.com/rhysd/actionlint v1.7.7
 	github.com/rivo/uniseg v0.4.7
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

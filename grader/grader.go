@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,6 +111,9 @@ type Options struct {
 	OwnCode bool
 	// TempDir is where private work directories are made; os.TempDir() if empty.
 	TempDir string
+	// Version is the course tool's version, recorded in every report's
+	// Settings.
+	Version string
 
 	// noBubblewrap grades as on a machine without bubblewrap (tests of
 	// the weaker sandbox levels).
@@ -280,6 +284,18 @@ func (g *Grader) Isolation() report.Isolation { return g.sandbox.Isolation() }
 // Race reports whether submissions are built with the race detector.
 func (g *Grader) Race() bool { return g.race }
 
+// settings are how a submission whose grading began at started is graded.
+func (g *Grader) settings(started time.Time) *report.Settings {
+	o := g.opts
+	mode := o.Sandbox
+	if mode == "" {
+		mode = sandbox.Strict
+	}
+	return &report.Settings{Graded: started.UTC().Truncate(time.Second), Version: o.Version, Sandbox: string(mode),
+		Timeout: o.Timeout, Budget: o.Budget, Memory: o.Memory, Hidden: o.Hidden, Bonus: o.Bonus,
+		PrivateTests: o.TestsDir != "", Exercises: slices.Clone(o.Exercises)}
+}
+
 // GoBin returns the go command the grader builds with.
 func (g *Grader) GoBin() string { return g.goBin }
 
@@ -291,7 +307,8 @@ func (g *Grader) GoBin() string { return g.goBin }
 func (g *Grader) Grade(ctx context.Context, sub *submission.Submission) (*report.Report, error) {
 	started := time.Now()
 	l := g.opts.Lab
-	rep := &report.Report{Submission: sub.Name, Path: sub.Path, Lab: l.Chapter, Isolation: g.sandbox.Isolation(), Race: g.race}
+	rep := &report.Report{Submission: sub.Name, Path: sub.Path, Lab: l.Chapter, Isolation: g.sandbox.Isolation(), Race: g.race,
+		Settings: g.settings(started)}
 	editable := l.Editable[0]
 	src, ok := sub.Files[editable]
 	if !ok {

@@ -72,6 +72,10 @@ func fixtures(t *testing.T) []fixture {
 		{name: "stub", src: stub, reason: "tests failed"},
 		{name: "solution", src: sol, pass: allExercises, check: func(t *testing.T, rep *report.Report) {
 			assert.True(t, rep.Race, "lab 10 marks 10.3 and 10.5 race: the submission is built with the race detector")
+			require.NotNil(t, rep.Settings, "every report records how it was graded")
+			assert.Equal(t, report.Settings{Graded: rep.Settings.Graded, Sandbox: "strict", Timeout: 30 * time.Second,
+				Budget: 2 * time.Minute, Memory: 512 << 20, Hidden: true}, *rep.Settings, "the report's settings: the grader's options, defaults filled in")
+			assert.WithinDuration(t, time.Now(), rep.Settings.Graded, time.Hour, "when its grading began")
 		}},
 		{name: "type-error", src: append(append([]byte{}, sol...), "\nvar broken int = \"text\"\n"...), rejected: true, reason: "does not type-check"},
 		{name: "rejected-import", src: withInit(t, sol, []string{"os"}, `_ = os.Args`), rejected: true, reason: "import \"os\""},

@@ -54,13 +54,7 @@ func CSVRow(r *report.Report, exerciseIDs []string) []string {
 			row = append(row, report.FormatPoints(ex.Points))
 		}
 	}
-	note := ""
-	if !r.Build.OK {
-		note = "build failed: " + format.CompilerLine(r.Build.Output)
-		if c, ok := rejection(r); ok {
-			note = "rejected before building: " + c.Detail
-		}
-	}
+	note := buildNote(r)
 	raw, penalty := "", ""
 	if r.Late != nil {
 		raw, penalty = report.FormatPoints(r.Late.RawScore), report.FormatPoints(r.Late.Penalty*100)+"%"
@@ -75,6 +69,22 @@ func ErrorCSVRow(name string, exerciseIDs []string, err error) []string {
 		row = append(row, "")
 	}
 	return append(row, "", "", "", "", CSVCell("not graded: "+strings.SplitN(err.Error(), "\n", 2)[0]))
+}
+
+// buildNote says why r was not built, in one line: "rejected before
+// building: <its first problem>", "build failed: <the compiler's line>";
+// "" when it was built. The CSV's note and the class page say the same.
+func buildNote(r *report.Report) string {
+	if r.Build.OK {
+		return ""
+	}
+	if c, ok := rejection(r); ok && c.Detail != "" {
+		return "rejected before building: " + c.Detail
+	}
+	if r.Build.Rejected {
+		return "rejected before building: " + format.CompilerLine(r.Build.Output)
+	}
+	return "build failed: " + format.CompilerLine(r.Build.Output)
 }
 
 // rejection is the cause of a report whose file the static check refused.

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/report"
@@ -64,6 +63,8 @@ type page struct {
 	Title, Lab, LabTitle string
 	RulesURL             string
 	S                    *Summary
+	Run                  []runItem // the run's header
+	Whole                *Whole    // the whole table after a regrade
 	NotGraded            []studentRow
 	Hist                 histChart
 	Pass                 passChart
@@ -74,6 +75,7 @@ type page struct {
 	Slowest              []Timing
 	TimedOut             []TimeOut
 	Students             []studentRow
+	Details              []studentDetail
 	HasLate              bool // some student has a late policy's record
 
 	lang        string               // of the hints: "zh", or English
@@ -114,60 +116,6 @@ type section struct {
 	OtherHints       []string
 }
 
-type studentRow struct {
-	Name, Path, Score, Note string
-	Reason                  string // why it could not be graded
-	Graded                  bool
-	Cells                   []studentCell
-	Late, LateTitle         string
-}
-
-type studentCell struct {
-	Text           string
-	Graded, Passed bool
-	Title          string
-}
-
-type histChart struct {
-	Width, Height, Base int
-	AxisY               int // the baseline of the bins' labels
-	Bars                []histBar
-	Desc                string
-}
-
-type histBar struct {
-	X, Y, W, H       int
-	LabelX, CountY   int
-	Count            int
-	Label, FullLabel string
-}
-
-type passChart struct {
-	Width, Height           int
-	LabelEnd, BarX, BarFull int
-	Bars                    []passBar
-	Desc                    string
-}
-
-type passBar struct {
-	Y, TextY, W, ValueX int
-	Label, Value        string
-}
-
-// Geometry of the charts, in SVG user units (pixels at 100%).
-const (
-	chartWidth = 640
-
-	histTop    = 24  // room for the counts above the bars
-	histPlot   = 180 // the tallest bar
-	histBottom = 40  // room for the bins' labels
-	histLeft   = 20
-
-	passRow   = 30
-	passLabel = 230 // the labels end here, the bars start here
-	passFull  = 300 // a bar of 100%
-)
-
 func newPage(s *Summary, opts Options) (*page, error) {
 	if s == nil {
 		return nil, fmt.Errorf("class report: no summary")
@@ -189,13 +137,12 @@ func newPage(s *Summary, opts Options) (*page, error) {
 	for _, t := range s.Slowest {
 		p.Slowest = append(p.Slowest, Timing{Submission: visible(t.Submission), Seconds: t.Seconds})
 	}
-	for _, st := range s.Students {
-		row := studentRowOf(st)
-		p.Students = append(p.Students, row)
-		p.HasLate = p.HasLate || st.Late != nil
-		if !st.Graded {
-			p.NotGraded = append(p.NotGraded, row)
-		}
+	p.students(s)
+	p.Run = runHeader(s)
+	if s.Whole != nil {
+		whole := *s.Whole
+		whole.File = visible(whole.File)
+		p.Whole = &whole
 	}
 	p.Hist = newHistChart(s)
 	p.Pass = newPassChart(s)
@@ -328,84 +275,3 @@ func (p *page) brokenRules(s *Summary) {
 
 // maxBrokenRules is how many rules the page's "most often broken" lists.
 const maxBrokenRules = 5
-
-func studentRowOf(st Student) studentRow {
-	row := studentRow{Name: visible(st.Name), Path: visible(st.Path), Graded: st.Graded, Note: visible(st.Note)}
-	if !st.Graded {
-		row.Reason = visible(strings.TrimPrefix(st.Note, "not graded: "))
-		row.Score = "–"
-		for range st.Exercises {
-			row.Cells = append(row.Cells, studentCell{Text: "–", Title: "not graded"})
-		}
-		return row
-	}
-	row.Score = report.FormatPoints(st.Score) + "/" + fmt.Sprint(st.MaxScore)
-	for _, e := range st.Exercises {
-		c := studentCell{Graded: e.Graded, Passed: e.Passed}
-		switch {
-		case !e.Graded:
-			c.Text, c.Title = "–", "not graded in this run"
-		default:
-			c.Text = report.FormatPoints(e.Points)
-			c.Title = fmt.Sprintf("%s of %d points", c.Text, e.MaxPoints)
-		}
-		row.Cells = append(row.Cells, c)
-	}
-	if penalty, ok := st.LatePenalty(); ok {
-		switch {
-		case st.Late.Late == 0:
-			row.Late = "on time"
-		default:
-			row.Late = fmt.Sprintf("−%s%% (late by %s; raw %s)", report.FormatPoints(penalty*100),
-				time.Duration(st.Late.Late)*time.Second, report.FormatPoints(st.Late.RawScore))
-		}
-		row.LateTitle = visible(st.Late.Describe())
-	}
-	return row
-}
-
-func newHistChart(s *Summary) histChart {
-	c := histChart{Width: chartWidth, Height: histTop + histPlot + histBottom, Base: histTop + histPlot, AxisY: histTop + histPlot + 18}
-	most := 0
-	for _, b := range s.Histogram {
-		most = max(most, b.Count)
-	}
-	slot := (chartWidth - 2*histLeft) / max(len(s.Histogram), 1)
-	var desc []string
-	for i, b := range s.Histogram {
-		h := 0
-		if most > 0 {
-			h = b.Count * histPlot / most
-		}
-		if b.Count > 0 {
-			h = max(h, 2) // a count of one stays visible beside a large one
-		}
-		x := histLeft + i*slot
-		full := "scores " + b.Label()
-		if i == len(s.Histogram)-1 {
-			full += " (" + report.FormatPoints(b.Hi) + " included)"
-		} else {
-			full += " (" + report.FormatPoints(b.Hi) + " not included)"
-		}
-		c.Bars = append(c.Bars, histBar{X: x + 4, W: slot - 8, Y: c.Base - h, H: h, LabelX: x + slot/2, CountY: c.Base - h - 6,
-			Count: b.Count, Label: b.Label(), FullLabel: full})
-		desc = append(desc, fmt.Sprintf("%s: %d", b.Label(), b.Count))
-	}
-	c.Desc = "Number of submissions per score range: " + strings.Join(desc, "; ") + "."
-	return c
-}
-
-func newPassChart(s *Summary) passChart {
-	c := passChart{Width: chartWidth, Height: max(len(s.Exercises), 1)*passRow + 10, LabelEnd: passLabel - 10, BarX: passLabel, BarFull: passFull}
-	var desc []string
-	for i, e := range s.Exercises {
-		y := 5 + i*passRow
-		label := visible(e.ID) + " " + visible(e.Name)
-		value := fmt.Sprintf("%d%% (%d/%d)", e.Percent(), e.Passed, e.Graded)
-		w := int(e.Rate()*passFull + 0.5)
-		c.Bars = append(c.Bars, passBar{Y: y + 4, TextY: y + 19, W: w, ValueX: passLabel + w + 6, Label: label, Value: value})
-		desc = append(desc, label+": "+value)
-	}
-	c.Desc = "Share of the graded submissions that passed each exercise: " + strings.Join(desc, "; ") + "."
-	return c
-}

@@ -60,6 +60,14 @@ type Summary struct {
 
 	// Students has a row for every submission, graded or not, by name.
 	Students []Student
+
+	// Run is how the class was graded, as its reports record it.
+	Run RunInfo
+
+	// Whole, when set, is the whole gradebook the reports were regraded
+	// into (course grade --update): everything else here is about the
+	// regraded submissions only, and says so.
+	Whole *Whole
 }
 
 // Stats describes a set of scores. All are 0 for an empty set.
@@ -148,41 +156,6 @@ type TimeOut struct {
 	Submission, Exercise, Reason string
 }
 
-// Student is one row of the class: a graded submission or one that could
-// not be graded.
-type Student struct {
-	Name, Path string
-	Graded     bool
-	Score      float64 // after the late penalty
-	MaxScore   int
-	Seconds    float64
-	// Exercises line up with Summary.Exercises.
-	Exercises []StudentExercise
-	// Late is the late policy's record, when one was applied.
-	Late *report.Late
-	// Note says what went wrong as a whole: "rejected before building",
-	// "build failed", "not graded: <reason>"; "" otherwise.
-	Note string
-}
-
-// StudentExercise is one exercise of a student's row.
-type StudentExercise struct {
-	ID        string
-	Graded    bool // the report holds the exercise
-	Passed    bool
-	Points    float64
-	MaxPoints int
-}
-
-// LatePenalty is the share of the score taken for lateness (0.2 for 20%),
-// and whether a late policy was applied at all.
-func (s Student) LatePenalty() (float64, bool) {
-	if s.Late == nil {
-		return 0, false
-	}
-	return s.Late.Penalty, true
-}
-
 // Summarize sums up a class: the reports of the graded submissions and the
 // submissions that could not be graded (name → reason). l, the lab the
 // reports are of, may be nil; with it the summary also names each test's
@@ -230,6 +203,7 @@ func Summarize(reports []*report.Report, notGraded map[string]string, l *lab.Lab
 	slices.SortStableFunc(s.Slowest, func(a, b Timing) int { return cmp.Compare(b.Seconds, a.Seconds) })
 	s.Slowest = s.Slowest[:min(len(s.Slowest), SlowestCount)]
 	s.Students = students(sorted, notGraded, s.Exercises)
+	s.Run = runInfo(sorted)
 	return s, nil
 }
 
@@ -328,41 +302,6 @@ func (s *Summary) rulesAndTests(sorted []*report.Report, l *lab.Lab) error {
 // ruleMention finds rule numbers in prose: 10.5.4, not a version like 1.22.0
 // inside a longer number.
 var ruleMention = regexp.MustCompile(`\d+(?:\.\d+)+`)
-
-func students(reports []*report.Report, notGraded map[string]string, exercises []ExerciseStats) []Student {
-	var out []Student
-	for _, r := range reports {
-		st := Student{Name: r.Submission, Path: r.Path, Graded: true, Score: r.Score, MaxScore: r.MaxScore, Seconds: r.Seconds}
-		if r.Late != nil {
-			late := *r.Late
-			st.Late = &late
-		}
-		byID := map[string]report.ExerciseReport{}
-		for _, ex := range r.Exercises {
-			byID[ex.ID] = ex
-		}
-		for _, e := range exercises {
-			ex, ok := byID[e.ID]
-			st.Exercises = append(st.Exercises, StudentExercise{ID: e.ID, Graded: ok, Passed: ex.Passed, Points: ex.Points, MaxPoints: e.MaxPoints})
-		}
-		switch {
-		case r.Build.Rejected:
-			st.Note = "rejected before building"
-		case !r.Build.OK:
-			st.Note = "build failed"
-		}
-		out = append(out, st)
-	}
-	for name, reason := range notGraded {
-		st := Student{Name: name, Note: "not graded: " + safetext.FirstLine(reason)}
-		for _, e := range exercises {
-			st.Exercises = append(st.Exercises, StudentExercise{ID: e.ID, MaxPoints: e.MaxPoints})
-		}
-		out = append(out, st)
-	}
-	slices.SortFunc(out, func(a, b Student) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
 
 // visible shows text from a submission safely wherever it is printed, as
 // the grader's own reports do.

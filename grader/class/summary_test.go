@@ -312,10 +312,11 @@ func TestSummarize_StudentRows(t *testing.T) {
 
 	bob := s.Students[1]
 	assert.Equal(t, 10.0, bob.Score)
+	bobFirst := test("TestLab7_1_B", report.StatusNoEnd)
 	assert.Equal(t, []StudentExercise{
-		{ID: "7.1", Graded: true, Passed: false, Points: 0, MaxPoints: 10},
-		{ID: "7.2", Graded: true, Passed: true, Points: 10, MaxPoints: 10},
-	}, bob.Exercises, "bob's exercises, in the summary's exercise order")
+		{ID: "7.1", Graded: true, Passed: false, Points: 0, MaxPoints: 10, Tests: 2, TestsPassed: 1, Reason: "some tests failed", FirstFailure: &bobFirst},
+		{ID: "7.2", Graded: true, Passed: true, Points: 10, MaxPoints: 10, Tests: 2, TestsPassed: 2},
+	}, bob.Exercises, "bob's exercises, in the summary's exercise order, with the first failing test of the failed one")
 	_, hasLate := bob.LatePenalty()
 	assert.False(t, hasLate, "bob has no late record")
 
@@ -332,8 +333,10 @@ func TestSummarize_StudentRows(t *testing.T) {
 	assert.Equal(t, 20.0, erin.Late.RawScore)
 
 	frank := s.Students[5]
-	assert.Equal(t, "rejected before building", frank.Note)
-	assert.Equal(t, StudentExercise{ID: "7.2", Graded: true, MaxPoints: 10}, frank.Exercises[1], "frank's 7.2: graded, failed, 0 points")
+	assert.Equal(t, `rejected before building: session.go:3: import "os" is not allowed`, frank.Note,
+		"the note of a rejected file names its first problem, as the CSV's note does")
+	assert.Equal(t, StudentExercise{ID: "7.2", Graded: true, MaxPoints: 10, Tests: 1, Reason: "some tests failed"}, frank.Exercises[1],
+		"frank's 7.2: graded, failed, 0 points, its test not run")
 }
 
 func TestSummarize_DoesNotChangeTheReports(t *testing.T) {
@@ -407,4 +410,21 @@ func TestSummarize_NamesAreShownSafely(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), `a\\x1bb`) && !strings.Contains(err.Error(), "\x1b"),
 		"Summarize's error %q should show the name's escape character as \\x1b", err)
+}
+
+func TestSummarize_RunInfo(t *testing.T) {
+	reports, _ := bigClass()
+	reports[3].Settings.Version = "v1.5.0"
+	reports[4].Settings = nil
+	s, err := Summarize(reports, nil, nil)
+	require.NoError(t, err)
+	r := s.Run
+	assert.Equal(t, bigClassStart, r.First, "Summarize(...).Run.First: when the first grading began")
+	assert.Equal(t, bigClassStart.Add(38*17*time.Second), r.Last)
+	assert.Equal(t, []Tally{{"v1.4.0", 37}, {"v1.5.0", 1}}, r.Versions, "the versions, the most common first")
+	assert.Equal(t, 1, r.Unrecorded, "a report saved before settings were recorded")
+	assert.Equal(t, []Tally{{"on", 39}}, r.Race)
+	assert.Equal(t, []Tally{{"--sandbox strict --timeout 30s --budget 2m0s --memory 1.0GiB", 38}}, r.Flags)
+	assert.Equal(t, []Tally{{"10%/day, grace 15m", 39}}, r.LatePolicies)
+	assert.Equal(t, []Tally{{"2026-12-01T23:59:00Z", 39}}, r.Due)
 }

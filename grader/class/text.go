@@ -20,8 +20,14 @@ const maxTextTimeOuts = 5
 //	timed out: bob 10.3
 //
 // The last two lines only when there is something to say.
+//
+// After a regrade (s.Whole set) two lines first say what the whole table
+// holds and that the rest is about the regraded submissions only.
 func WriteSummaryText(w io.Writer, s *Summary) error {
 	var b strings.Builder
+	if s.Whole != nil {
+		writeWholeText(&b, s.Whole)
+	}
 	fmt.Fprintf(&b, "%d graded", s.Graded)
 	if s.NotGraded > 0 {
 		fmt.Fprintf(&b, ", %d not graded", s.NotGraded)
@@ -66,4 +72,32 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeWholeText says what the whole regraded table holds, and what the
+// lines after it cover.
+func writeWholeText(b *strings.Builder, w *Whole) {
+	fmt.Fprintf(b, "whole table %s: %d rows, %d with a score", visible(w.File), w.Rows, w.Scored)
+	if w.Scored > 0 {
+		fmt.Fprintf(b, ": mean %s, median %s%s (lowest %s, highest %s), %d full marks",
+			report.FormatPoints(w.Score.Mean), report.FormatPoints(w.Score.Median), wholeOutOf(w),
+			report.FormatPoints(w.Score.Min), report.FormatPoints(w.Score.Max), w.FullMarks)
+	}
+	fmt.Fprintf(b, "\nthis run regraded %d of them; the lines below are about the %s regraded only\n", w.Regraded, nSubmissions(w.Regraded))
+}
+
+// nSubmissions is "1 submission", "2 submissions".
+func nSubmissions(n int) string {
+	if n == 1 {
+		return "1 submission"
+	}
+	return fmt.Sprintf("%d submissions", n)
+}
+
+// wholeOutOf is " of <maximum>" when the table's rows share one.
+func wholeOutOf(w *Whole) string {
+	if w.MaxScore < 0 {
+		return ""
+	}
+	return fmt.Sprintf(" of %d", w.MaxScore)
 }

@@ -180,7 +180,7 @@ func classroom50Output(ex report.ExerciseReport) string {
 func testLine(t report.TestReport) string {
 	line := fmt.Sprintf("%s: %s\n", t.Name, t.Status)
 	if t.Status != report.StatusPass && t.Output != "" {
-		line += indent(failureExcerpt(t.Output), "    ")
+		line += indent(FailureExcerpt(t.Output), "    ")
 	}
 	return line
 }

@@ -121,7 +121,7 @@ func perTestEntries(ex report.ExerciseReport, summary string) []GradescopeTest {
 			Output: t.Name + ": " + t.Status + "\n", OutputFormat: "text", Visibility: "visible",
 		}
 		if t.Status != report.StatusPass && t.Output != "" {
-			e.Output += indent(failureExcerpt(t.Output), "    ")
+			e.Output += indent(FailureExcerpt(t.Output), "    ")
 		}
 		if t.Hidden {
 			e.Visibility = "after_published"

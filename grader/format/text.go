@@ -91,7 +91,7 @@ func WriteText(w io.Writer, r *report.Report, st Style) error {
 	}
 	for _, ex := range r.Exercises {
 		if t, ok := ex.FirstFailure(); ok && !ex.Passed && t.Output != "" {
-			fmt.Fprintf(w, "\n--- %s %s:\n%s", ex.ID, t.Name, indent(failureExcerpt(t.Output), "    "))
+			fmt.Fprintf(w, "\n--- %s %s:\n%s", ex.ID, t.Name, indent(FailureExcerpt(t.Output), "    "))
 		}
 	}
 	race := ""
@@ -105,9 +105,9 @@ func WriteText(w io.Writer, r *report.Report, st Style) error {
 	return err
 }
 
-// failureExcerpt keeps the lines of a test's output a person needs: the
+// FailureExcerpt keeps the lines of a test's output a person needs: the
 // testify block, without the === RUN / --- FAIL framing.
-func failureExcerpt(out string) string {
+func FailureExcerpt(out string) string {
 	var keep []string
 	for _, line := range strings.Split(out, "\n") {
 		t := strings.TrimSpace(line)

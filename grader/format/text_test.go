@@ -45,14 +45,14 @@ func TestWriteTextAlignsColouredColumns(t *testing.T) {
 
 func TestFailureExcerptKeepsDiffHeaders(t *testing.T) {
 	out := "=== RUN   TestX\n    x_test.go:1: \n        \tDiff:\n        \t--- Expected\n        \t+++ Actual\n--- FAIL: TestX (0.00s)\n"
-	assert.Equal(t, "    x_test.go:1: \n        \tDiff:\n        \t--- Expected\n        \t+++ Actual\n", failureExcerpt(out))
+	assert.Equal(t, "    x_test.go:1: \n        \tDiff:\n        \t--- Expected\n        \t+++ Actual\n", FailureExcerpt(out))
 }
 
 // A student's output shown on the instructor's terminal cannot move the
 // cursor or repaint the table: control characters are shown escaped.
 func TestFailureExcerptEscapesControlCharacters(t *testing.T) {
 	out := "=== RUN   TestX\n    x_test.go:1: boom\r\x1b[2K10.1 PathTo pass\a\n--- FAIL: TestX (0.00s)\n"
-	assert.Equal(t, `    x_test.go:1: boom\x0d\x1b[2K10.1 PathTo pass\x07`+"\n", failureExcerpt(out))
+	assert.Equal(t, `    x_test.go:1: boom\x0d\x1b[2K10.1 PathTo pass\x07`+"\n", FailureExcerpt(out))
 }
 
 // textReport is r as the text format writes it, without colour.

@@ -23,6 +23,9 @@ type Report struct {
 	// a data race then fails the exercise whose run it happened in.
 	Race    bool    `json:"race"`
 	Seconds float64 `json:"seconds"`
+	// Settings are when and how it was graded; nil in a report saved
+	// before they were recorded.
+	Settings *Settings `json:"settings,omitempty"`
 }
 
 // Build is how building the submission went.

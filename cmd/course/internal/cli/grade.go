@@ -60,11 +60,12 @@ type GradeOptions struct {
 	Sandbox    string        // strict, best or off
 	NoSandbox  bool          // the old spelling of --sandbox off
 	Chapter    string        // the lab to grade against
+	Version    string        // the tool's version, recorded in every report
 }
 
 // NewCmdGrade returns the `course grade [flags] <submission>...` command.
 func NewCmdGrade(f *Factory) *cobra.Command {
-	opts := &GradeOptions{IO: f.IO, Catalog: f.Catalog, Getenv: os.Getenv}
+	opts := &GradeOptions{IO: f.IO, Catalog: f.Catalog, Getenv: os.Getenv, Version: toolVersion(f.BuildInfo)}
 	cmd := &cobra.Command{
 		Use:   "grade [flags] <submission>...",
 		Short: "Grade submissions of a lab: one in detail, or a whole class",

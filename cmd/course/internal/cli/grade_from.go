@@ -85,11 +85,11 @@ func runGradeFrom(opts *GradeOptions) error {
 		}
 	}
 	if err := writeReport(opts, func(w io.Writer, st format.Style) error {
-		return writeClassReport(w, st, opts.Format, results, l, ids, "")
+		return writeClassReport(w, st, opts.Format, results, l, ids, "", nil)
 	}); err != nil {
 		return cannotGrade(err)
 	}
-	if err := writeHTML(opts, results, l); err != nil {
+	if err := writeHTML(opts, results, l, nil); err != nil {
 		return cannotGrade(err)
 	}
 	// The same exit status as the grading run that made the report.

@@ -17,8 +17,9 @@ import (
 )
 
 // writeClassReport writes a class's report in format: the JSON array, one
-// JUnit document, or the table, the summary and the closing line.
-func writeClassReport(w io.Writer, st format.Style, reportFormat string, results []classpkg.Result, l *lab.Lab, ids []string, closing string) error {
+// JUnit document, or the table, the summary and the closing line. whole,
+// after --update, is the whole table the class was regraded into.
+func writeClassReport(w io.Writer, st format.Style, reportFormat string, results []classpkg.Result, l *lab.Lab, ids []string, closing string, whole *classpkg.Whole) error {
 	switch reportFormat {
 	case formatJSON:
 		return classpkg.WriteJSON(w, results)
@@ -33,7 +34,7 @@ func writeClassReport(w io.Writer, st format.Style, reportFormat string, results
 	if err := classpkg.WriteTable(w, results, ids, st); err != nil {
 		return err
 	}
-	if err := writeSummary(w, results, l); err != nil {
+	if err := writeSummary(w, results, l, whole); err != nil {
 		return err
 	}
 	if closing == "" {
@@ -43,11 +44,21 @@ func writeClassReport(w io.Writer, st format.Style, reportFormat string, results
 	return err
 }
 
-// writeSummary writes the class's gist (mean, median, pass rates, the test
-// most failed) after a blank line.
-func writeSummary(w io.Writer, results []classpkg.Result, l *lab.Lab) error {
+// summarize sums up the results, saying after --update what whole table
+// they were regraded into.
+func summarize(results []classpkg.Result, l *lab.Lab, whole *classpkg.Whole) (*classpkg.Summary, error) {
 	reports, notGraded := classpkg.Split(results)
 	s, err := classpkg.Summarize(reports, notGraded, l)
+	if err == nil {
+		s.Whole = whole
+	}
+	return s, err
+}
+
+// writeSummary writes the class's gist (mean, median, pass rates, the test
+// most failed) after a blank line.
+func writeSummary(w io.Writer, results []classpkg.Result, l *lab.Lab, whole *classpkg.Whole) error {
+	s, err := summarize(results, l, whole)
 	if err != nil {
 		return err
 	}
@@ -56,12 +67,11 @@ func writeSummary(w io.Writer, results []classpkg.Result, l *lab.Lab) error {
 }
 
 // writeHTML writes the class report page to --html, if asked for.
-func writeHTML(opts *GradeOptions, results []classpkg.Result, l *lab.Lab) error {
+func writeHTML(opts *GradeOptions, results []classpkg.Result, l *lab.Lab, whole *classpkg.Whole) error {
 	if opts.HTML == "" {
 		return nil
 	}
-	reports, notGraded := classpkg.Split(results)
-	s, err := classpkg.Summarize(reports, notGraded, l)
+	s, err := summarize(results, l, whole)
 	if err != nil {
 		return fmt.Errorf("--html %s: %w", opts.HTML, err)
 	}

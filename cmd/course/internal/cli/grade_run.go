@@ -34,6 +34,7 @@ type gradeRun struct {
 	late       *late.Rule
 	mode       sandbox.Mode
 	memory     int64
+	whole      *classpkg.Whole // after --update: the whole table regraded into
 }
 
 func runGrade(ctx context.Context, opts *GradeOptions) error {
@@ -64,6 +65,11 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	results, elapsed, err := run.grade(ctx, g, table)
 	if err != nil {
 		return err
+	}
+	if u, ok := table.(*csvUpdate); ok {
+		// The summary and the page say what the whole table holds.
+		whole := u.Book.Whole(opts.CSV, len(results))
+		run.whole = &whole
 	}
 	if !run.class {
 		return run.reportOne(results)
@@ -219,6 +225,7 @@ func (run *gradeRun) newGrader() (*grader.Grader, error) {
 		Memory:    run.memory,
 		Parallel:  opts.Runs,
 		Sandbox:   run.mode,
+		Version:   opts.Version,
 	})
 	if errors.Is(err, grader.ErrNoToolchain) || errors.Is(err, grader.ErrSetup) || errors.Is(err, grader.ErrSandbox) {
 		return nil, cannotGrade(err)
@@ -318,7 +325,7 @@ func (run *gradeRun) reportOne(results []classpkg.Result) error {
 	if err := writeReport(opts, func(w io.Writer, st format.Style) error { return writeOne(w, st, opts, r.Report) }); err != nil {
 		return cannotGrade(err)
 	}
-	if err := writeHTML(opts, results, run.lab); err != nil {
+	if err := writeHTML(opts, results, run.lab, run.whole); err != nil {
 		return cannotGrade(err)
 	}
 	if !r.Report.Passed() {
@@ -372,18 +379,18 @@ func (run *gradeRun) reportClass(results []classpkg.Result, elapsed time.Duratio
 	}
 	closing := classpkg.Elapsed(len(results)-notGraded, notGraded, elapsed)
 	if err := writeReport(opts, func(w io.Writer, st format.Style) error {
-		return writeClassReport(w, st, opts.Format, results, run.lab, run.ids, closing)
+		return writeClassReport(w, st, opts.Format, results, run.lab, run.ids, closing, run.whole)
 	}); err != nil {
 		return cannotGrade(err)
 	}
 	if opts.Format != formatText {
 		// The report is for a program: the people's lines go to stderr.
-		if err := writeSummary(opts.IO.ErrOut, results, run.lab); err != nil {
+		if err := writeSummary(opts.IO.ErrOut, results, run.lab, run.whole); err != nil {
 			return cannotGrade(err)
 		}
 		fmt.Fprintln(opts.IO.ErrOut, closing)
 	}
-	if err := writeHTML(opts, results, run.lab); err != nil {
+	if err := writeHTML(opts, results, run.lab, run.whole); err != nil {
 		return cannotGrade(err)
 	}
 	switch {

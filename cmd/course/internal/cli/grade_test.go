@@ -698,9 +698,18 @@ func TestGradeRegradesIntoTheCSV(t *testing.T) {
 	assert.Contains(t, r.stderr, "--csv "+table+": the file exists; use --force to overwrite it", "a second run never overwrites the table by accident")
 
 	require.NoError(t, os.WriteFile(bob, src.solution, 0o644)) // bob fixes his file
-	r = run(t, nil, "grade", "--lab", "10.1", "--csv", table, "--update", "--only-failed", alice, bob, carol)
+	page := filepath.Join(t.TempDir(), "report.html")
+	r = run(t, nil, "grade", "--lab", "10.1", "--csv", table, "--update", "--only-failed", "--html", page, alice, bob, carol)
 	require.Equal(t, 0, r.code, r.stderr+r.stdout)
 	assert.Contains(t, r.stderr, "regrading 1 of 3: 2 had full marks in "+table)
+	// The summary is of the whole table, and says what the rest covers.
+	assert.Contains(t, r.stdout, "whole table "+table+": 3 rows, 3 with a score: mean 15, median 15 of 15 (lowest 15, highest 15), 3 full marks\n"+
+		"this run regraded 1 of them; the lines below are about the 1 submission regraded only\n1 graded: ",
+		"grade --update --only-failed: the summary must describe the whole table, not only the regraded submission")
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), `<dl id="whole" class="figures">`, "the page's overview has the whole table's figures")
+	assert.Contains(t, string(html), "the 1 submission regraded in this run, of the 3 rows of "+table, "the page's header says what it covers")
 	assert.Contains(t, r.stderr, "graded bob 15/15", "only bob is graded again")
 	assert.NotContains(t, r.stderr, "graded alice")
 	after := readCSV(t, table)

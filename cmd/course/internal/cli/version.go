@@ -27,9 +27,15 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 	}
 }
 
-func runVersion(opts *VersionOptions) error {
-	version, revision, modified, goVersion := "(devel)", "", false, runtime.Version()
-	if bi, ok := opts.BuildInfo(); ok && bi != nil {
+// buildVersion is what the build info says of the tool: its version
+// ("(devel)" for a build from a checkout), its revision and whether the
+// checkout was modified, and the Go it was built with.
+func buildVersion(info func() (*debug.BuildInfo, bool)) (version, revision string, modified bool, goVersion string) {
+	version, goVersion = "(devel)", runtime.Version()
+	if info == nil {
+		return version, revision, modified, goVersion
+	}
+	if bi, ok := info(); ok && bi != nil {
 		if bi.Main.Version != "" {
 			version = bi.Main.Version
 		}
@@ -45,6 +51,24 @@ func runVersion(opts *VersionOptions) error {
 			}
 		}
 	}
+	return version, revision, modified, goVersion
+}
+
+// toolVersion is the tool's version in one line, as every grading report
+// records it: "v1.4.0", or "(devel) 0123456789ab (modified)".
+func toolVersion(info func() (*debug.BuildInfo, bool)) string {
+	version, revision, modified, _ := buildVersion(info)
+	if revision != "" {
+		version += " " + revision[:min(len(revision), 12)]
+		if modified {
+			version += " (modified)"
+		}
+	}
+	return version
+}
+
+func runVersion(opts *VersionOptions) error {
+	version, revision, modified, goVersion := buildVersion(opts.BuildInfo)
 	out := opts.IO.Out
 	fmt.Fprintf(out, "course %s\n", version)
 	if revision != "" {
