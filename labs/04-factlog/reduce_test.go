@@ -381,7 +381,8 @@ func TestLab4_4_RefusedQueueAbortsNothing(t *testing.T) {
 }
 
 // Rule 4.4.1: tool_end sets the tool done even when its tool_start was never
-// seen (it may have been lost): the end is the fact. An event of a kind
+// seen (it may have been lost), and a tool_start that arrives after it does
+// not set the tool running again: the end is the fact. An event of a kind
 // Reduce does not know leaves the state as it is (Run refuses such a
 // queue before Reduce sees it, 4.4.6).
 func TestLab4_4_ToolEndWithoutStartAndUnknownKinds(t *testing.T) {
@@ -389,6 +390,11 @@ func TestLab4_4_ToolEndWithoutStartAndUnknownKinds(t *testing.T) {
 	assert.Equal(t, factlog.State{RunID: 1, Status: factlog.StatusRunning,
 		Tools: map[string]factlog.ToolStatus{"grep": factlog.ToolDone, "ls": factlog.ToolRunning}}, normal(s),
 		"Reduce over start(1), tool_end(grep), tool_start(ls): tool_end sets grep done although no tool_start(grep) came first")
+
+	late := factlog.Reduce(s, toolStart(1, "grep"))
+	assert.Equal(t, normal(s), normal(late), "Reduce(run 1 with grep done, tool_start(1, grep)): the tool_start of grep "+
+		"arrived after its tool_end. The end is the fact, so a done tool stays done: a late tool_start changes "+
+		"nothing (rule 4.4.1), as a late event of an earlier run changes nothing (rule 4.4.3)")
 
 	for _, kind := range []factlog.EventKind{"pause", "", "END"} {
 		var got factlog.State

@@ -221,10 +221,24 @@ func TestLab4_4_HiddenRefusedQueueOfAborts(t *testing.T) {
 }
 
 // Rule 4.4.1: tool_end of a tool that never started, twice, and after it
-// ended, leaves it done.
+// ended, leaves it done; so does a tool_start that comes after the end, in
+// the same queue or a later one.
 func TestLab4_4_HiddenToolEndsWithoutStarts(t *testing.T) {
 	s := reduceAll(factlog.State{}, start(4), toolEnd(4, "a"), toolEnd(4, "a"), toolStart(4, "b"), toolEnd(4, "b"), toolEnd(4, "c"))
 	assert.Equal(t, map[string]factlog.ToolStatus{"a": factlog.ToolDone, "b": factlog.ToolDone, "c": factlog.ToolDone}, s.Tools)
+	s = reduceAll(s, toolStart(4, "a"), toolStart(4, "b"), toolStart(4, "d"))
+	assert.Equal(t, map[string]factlog.ToolStatus{"a": factlog.ToolDone, "b": factlog.ToolDone, "c": factlog.ToolDone,
+		"d": factlog.ToolRunning}, s.Tools, "tool_start(a), tool_start(b) after their tool_end: a done tool stays done "+
+		"(rule 4.4.1); tool_start(d) sets d running")
+
+	k := factlog.NewKernel()
+	_, err := k.Run([]factlog.Event{start(6), toolStart(6, "sh"), toolEnd(6, "sh"), toolStart(6, "sh")})
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
+	got, err := k.Run([]factlog.Event{toolStart(6, "sh"), delta(6, "ok")})
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
+	assert.Equal(t, factlog.State{RunID: 6, Status: factlog.StatusRunning, Deltas: []string{"ok"},
+		Tools: map[string]factlog.ToolStatus{"sh": factlog.ToolDone}}, normal(got),
+		"run 6's sh ended; tool_start(sh) after it, in the same queue and in the next, leaves sh done (rule 4.4.1)")
 }
 
 // Rule 4.4.4: the caller reorders and shortens its slice of subscribers
