@@ -139,17 +139,40 @@ func TestLab4_4_LateEventsIgnored(t *testing.T) {
 	assert.Equal(t, normal(done), normal(got), "events of run 2 after its end are ignored: a finished run stays as it finished")
 }
 
+// vandalMark is what a vandal subscriber writes into the state it is given.
+const vandalMark = "changed by a subscriber"
+
+// vandalised reports whether s holds vandalMark, in its Deltas or its Tools.
+func vandalised(s factlog.State) bool {
+	for _, d := range s.Deltas {
+		if d == vandalMark {
+			return true
+		}
+	}
+	for _, status := range s.Tools {
+		if status == vandalMark {
+			return true
+		}
+	}
+	return false
+}
+
 // Rule 4.4.4: each subscriber gets its own copy; changing it changes
-// nothing else.
+// nothing else: not the kernel, not what Run returns, not another
+// subscriber's copy.
 func TestLab4_4_SubscribersGetCopies(t *testing.T) {
-	var first, second []factlog.State
+	var second []factlog.State
+	armed := true // the vandal writes into the first state it gets, then only watches
 	vandal := func(s factlog.State) {
-		first = append(first, s)
+		if !armed {
+			return
+		}
+		armed = false
 		if len(s.Deltas) > 0 {
-			s.Deltas[0] = "changed by a subscriber"
+			s.Deltas[0] = vandalMark
 		}
 		if s.Tools != nil {
-			s.Tools["t1"] = "changed by a subscriber"
+			s.Tools["t1"] = vandalMark
 		}
 	}
 	watcher := func(s factlog.State) { second = append(second, s) }
@@ -157,26 +180,45 @@ func TestLab4_4_SubscribersGetCopies(t *testing.T) {
 
 	got, err := k.Run([]factlog.Event{start(1), delta(1, "hello"), toolStart(1, "t1")})
 	require.NoError(t, err, "Kernel.Run(start, delta, tool_start): "+wantNoRunError)
+	require.Len(t, second, 1, "Kernel.Run(3 events) told the second subscriber %d times; want once per Run, "+
+		"after the whole queue (rule 4.4.8)", len(second))
 	want := factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"hello"},
 		Tools: map[string]factlog.ToolStatus{"t1": factlog.ToolRunning}}
-	assert.Equal(t, want, got, "Run returns the state after the queue")
-	require.Len(t, first, 1, "the first subscriber is told once per Run")
-	require.Len(t, second, 1, "the second subscriber is told once per Run")
-	assert.Equal(t, want, second[0], "the second subscriber saw what the first one wrote into its state: each "+
-		"subscriber must get a copy of its own")
 
-	got, err = k.Run([]factlog.Event{delta(1, " world")})
-	require.NoError(t, err, "Kernel.Run(delta): "+wantNoRunError)
-	assert.Equal(t, []string{"hello", " world"}, got.Deltas, "a subscriber changed the kernel's own Deltas: give "+
-		"subscribers State.Clone(), never the kernel's slice")
-	assert.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolRunning}, got.Tools, "a subscriber changed the "+
-		"kernel's own Tools map")
+	kernel, err := k.Run(nil) // the vandal only watches now: this shows the kernel's state
+	require.NoError(t, err, "Kernel.Run(nil): "+wantNoRunError)
+	if vandalised(kernel) {
+		require.Failf(t, "a subscriber changed the kernel's state", "Kernel.Run(start(1), delta(1, hello), "+
+			"tool_start(1, t1)) told a subscriber that wrote %q into the Deltas and Tools it was given; then "+
+			"Run(nil) returned %+v: the kernel's own state changed with it. The subscriber was handed the kernel's "+
+			"own slice and map. Give each subscriber its own deep copy, state.Clone() (rule 4.4.4)",
+			vandalMark, kernel)
+	}
+	assert.Equal(t, want, kernel, "Run(nil) after Run(start(1), delta(1, hello), tool_start(1, t1)): the kernel's "+
+		"state as the queue left it")
+	if vandalised(got) {
+		assert.Failf(t, "Run returned a subscriber's copy", "Kernel.Run(start(1), delta(1, hello), tool_start(1, t1)) "+
+			"returned %+v: the first subscriber wrote %q into the state it was given, and the state Run returned "+
+			"changed with it. Run returns a copy of its own, not one it handed to a subscriber (rule 4.4.4)",
+			got, vandalMark)
+	} else {
+		assert.Equal(t, want, got, "Kernel.Run(start(1), delta(1, hello), tool_start(1, t1)) returns the state after "+
+			"the queue")
+	}
+	if vandalised(second[0]) {
+		assert.Failf(t, "subscribers share a copy", "the second subscriber was given %+v: it saw what the first one "+
+			"wrote into its state. Each subscriber must get a copy of its own (rule 4.4.4)", second[0])
+	} else {
+		assert.Equal(t, want, second[0], "the second subscriber was given %+v; want the state after the whole queue "+
+			"(rule 4.4.8)", second[0])
+	}
 
-	got.Deltas[0] = "changed by the caller"
+	kernel.Deltas[0] = "changed by the caller"
+	kernel.Tools["t1"] = "changed by the caller"
 	got, err = k.Run(nil)
 	require.NoError(t, err, "Kernel.Run(nil): "+wantNoRunError)
-	assert.Equal(t, []string{"hello", " world"}, got.Deltas, "the caller changed the state Run returned, and the "+
-		"kernel changed with it: Run returns a copy too")
+	assert.Equal(t, want, got, "the caller changed the Deltas and Tools of the state Run(nil) returned, and the "+
+		"kernel changed with them: Run returns a copy too (rule 4.4.4)")
 }
 
 // Rule 4.4.5: an abort in the queue is applied before the events queued
