@@ -137,6 +137,15 @@ func TestLab4_4_LateEventsIgnored(t *testing.T) {
 	require.Equal(t, factlog.StatusDone, done.Status, "Reduce(run 2, end(2)).Status")
 	got := reduceAll(done, delta(2, "after the end"), toolStart(2, "t3"), abort(2))
 	assert.Equal(t, normal(done), normal(got), "events of run 2 after its end are ignored: a finished run stays as it finished")
+
+	aborted := factlog.Reduce(s, abort(2))
+	require.Equal(t, factlog.StatusAborted, aborted.Status, "Reduce(run 2, abort(2)).Status")
+	for _, over := range []factlog.State{done, aborted} {
+		got := factlog.Reduce(over, start(2))
+		assert.Equal(t, normal(over), normal(got), "Reduce(run 2 %s, start(2)): a start that is not newer starts "+
+			"nothing, also when its run is over (rule 4.4.3). Only a larger run id begins a run: a late or repeated "+
+			"start(2) must not bring run 2, which is %s, back to running", over.Status, over.Status)
+	}
 }
 
 // vandalMark is what a vandal subscriber writes into the state it is given.
@@ -315,27 +324,36 @@ func TestLab4_4_RunErrsOnlyOnUnknownKinds(t *testing.T) {
 		what  string
 		queue []factlog.Event
 		want  factlog.State
+		why   string
 	}{
-		{"Run(nil) on an idle kernel", nil, factlog.State{}},
-		{"Run(an empty queue)", []factlog.Event{}, factlog.State{}},
-		{"Run(delta(1)) before run 1 started: ignored", []factlog.Event{delta(1, "early")}, factlog.State{}},
+		{"Run(nil) on an idle kernel", nil, factlog.State{}, "nothing happened: the zero State"},
+		{"Run(an empty queue)", []factlog.Event{}, factlog.State{}, "nothing happened: the zero State"},
+		{"Run(delta(1)) before run 1 started", []factlog.Event{delta(1, "early")}, factlog.State{},
+			"an event of a run that has not started is ignored (rule 4.4.3)"},
 		{"Run(start(1), delta(1))", []factlog.Event{start(1), delta(1, "a")},
-			factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"a"}}},
-		{"Run(abort(1)): run 1 is aborted", []factlog.Event{abort(1)},
-			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}}},
-		{"Run(delta(1), tool_end(1), end(1), start(1)) after run 1 was aborted: all ignored",
+			factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"a"}},
+			"start(1) begins run 1, and its delta is appended (rule 4.4.1)"},
+		{"Run(abort(1))", []factlog.Event{abort(1)},
+			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}},
+			"abort(1) makes the running run 1 aborted (rule 4.4.1)"},
+		{"Run(delta(1), tool_end(1), end(1), start(1)) after run 1 was aborted",
 			[]factlog.Event{delta(1, "late"), toolEnd(1, "t"), end(1), start(1)},
-			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}}},
+			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}},
+			"every event after the run is aborted is ignored, and start(1) is not newer than run 1, so it does not " +
+				"begin run 1 again (rule 4.4.3)"},
 		{"Run(abort(1)) again", []factlog.Event{abort(1)},
-			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}}},
-		{"Run(start(2), delta(1), delta(2)): delta(1) of the earlier run comes late",
+			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}},
+			"run 1 is aborted already: an event after that is ignored (rule 4.4.3)"},
+		{"Run(start(2), delta(1), delta(2))",
 			[]factlog.Event{start(2), delta(1, "late"), delta(2, "b")},
-			factlog.State{RunID: 2, Status: factlog.StatusRunning, Deltas: []string{"b"}}},
+			factlog.State{RunID: 2, Status: factlog.StatusRunning, Deltas: []string{"b"}},
+			"start(2) begins run 2 afresh, and delta(1) of the earlier run comes late (rules 4.4.1, 4.4.3)"},
 	} {
 		got, err := k.Run(tc.queue)
 		assert.NoError(t, err, "%s: error = %s; want nil. Ignoring a late or early event, and aborting a run, "+
-			"are what Reduce is for, not errors: Run's only error is an *UnknownEventError", tc.what, describe(err))
-		assert.Equal(t, tc.want, normal(got), "%s: the state after it", tc.what)
+			"are what Reduce is for, not errors: Run's only error is an *UnknownEventError (rule 4.4.7)",
+			tc.what, describe(err))
+		assert.Equal(t, tc.want, normal(got), "%s: the state after it: %s", tc.what, tc.why)
 	}
 
 	got, err := k.Run([]factlog.Event{start(3), delta(3, "c"), {Kind: "pause", RunID: 3}})

@@ -189,15 +189,22 @@ func TestLab4_4_HiddenIgnoredEventsAreNoError(t *testing.T) {
 	k := factlog.NewKernel()
 	_, err := k.Run([]factlog.Event{start(3), delta(3, "x"), toolStart(3, "t")})
 	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
-	for _, queue := range [][]factlog.Event{
-		{end(3)},
-		{delta(3, "after the end"), abort(3)},
-		{delta(9, "too early"), toolEnd(8, "u")},
-		{start(2), start(3)},
+	for _, tc := range []struct {
+		what  string
+		queue []factlog.Event
+	}{
+		{"Run(end(3)) ends run 3", []factlog.Event{end(3)}},
+		{"Run(delta(3), abort(3)) after run 3 ended: both ignored (rule 4.4.3)",
+			[]factlog.Event{delta(3, "after the end"), abort(3)}},
+		{"Run(delta(9), tool_end(8)) of runs that have not started: ignored (rule 4.4.3)",
+			[]factlog.Event{delta(9, "too early"), toolEnd(8, "u")}},
+		{"Run(start(2), start(3)) after run 3 ended: neither is newer than run 3, so neither begins a run, and run 3 " +
+			"stays done (rule 4.4.3)", []factlog.Event{start(2), start(3)}},
 	} {
-		got, err := k.Run(queue)
-		assert.NoError(t, err, "Kernel.Run(%v) = %s; "+wantNoRunError, queue, describe(err))
-		assert.Equal(t, factlog.StatusDone, got.Status, "Kernel.Run(%v)", queue)
+		got, err := k.Run(tc.queue)
+		assert.NoError(t, err, "%s: error = %s; "+wantNoRunError, tc.what, describe(err))
+		assert.Equal(t, factlog.State{RunID: 3, Status: factlog.StatusDone, Deltas: []string{"x"},
+			Tools: map[string]factlog.ToolStatus{"t": factlog.ToolRunning}}, normal(got), tc.what)
 	}
 	k2 := factlog.NewKernel()
 	_, err = k2.Run([]factlog.Event{start(8), toolStart(8, "sh")})
