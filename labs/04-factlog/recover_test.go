@@ -31,6 +31,24 @@ func requireLineError(t *testing.T, text string, rec factlog.Recovery, err error
 	return le
 }
 
+// assertTail asserts that got, the Tail of Recover(text), is the tail on
+// line wantLine, wantBytes long. A wrong line number is explained: how
+// lines are counted, and which line the tail is on.
+func assertTail(t *testing.T, text string, got *factlog.UnterminatedTailError, wantLine, wantBytes int, why string) {
+	t.Helper()
+	want := &factlog.UnterminatedTailError{Line: wantLine, Bytes: wantBytes}
+	if got != nil && got.Line != wantLine {
+		before := "no \"\\n\" at all"
+		if wantLine > 1 {
+			before = plural(wantLine-1, "complete line") + " before the tail (blank lines counted), each ending in \"\\n\""
+		}
+		why += fmt.Sprintf(". Tail.Line = %d, want %d: lines count from 1, blank ones included, and the tail is the "+
+			"line after the last \"\\n\". This text has %s, so the tail is line %d (rules 4.1.2, 4.1.3)",
+			got.Line, wantLine, before, wantLine)
+	}
+	assert.Equal(t, want, got, "Recover(%s).Tail: %s", short(text), why)
+}
+
 // Rule 4.1.1: every committed line becomes an entry, in file order.
 func TestLab4_1_CommittedLinesInOrder(t *testing.T) {
 	text := committed(lines(t, seedTree()...)...)
@@ -56,17 +74,16 @@ func TestLab4_1_UnterminatedTailDropped(t *testing.T) {
 	require.NoError(t, err, "Recover(%s): a torn last line is a write that never finished, not an error", short(text))
 	assert.Equal(t, []string{"a", "b"}, ids(rec.Entries),
 		"Recover(%s): the two committed lines are facts; the line without \"\\n\" was never committed", short(text))
-	assert.Equal(t, &factlog.UnterminatedTailError{Line: 3, Bytes: len(torn)}, rec.Tail,
-		"Recover(%s).Tail: the dropped line is line 3 and %d bytes long. Lab 4.1: dropped, but never silently", short(text), len(torn))
+	assertTail(t, text, rec.Tail, 3, len(torn), fmt.Sprintf("the dropped line is line 3 and %s long. Lab 4.1: "+
+		"dropped, but never silently", plural(len(torn), "byte")))
 
 	first := `{"type":"user","id":"r","parentId":nu`
 	rec, err = factlog.Recover(first)
 	require.NoError(t, err, "Recover(%s): want no error: the crash came during the very first write, so the only "+
 		"line is a tail", short(first))
 	assert.Empty(t, rec.Entries, "Recover(%s): nothing was committed", short(first))
-	assert.Equal(t, &factlog.UnterminatedTailError{Line: 1, Bytes: len(first)}, rec.Tail,
-		"Recover(%s).Tail: a text without any \"\\n\" is all tail, line 1 and %d bytes long: not an empty log, "+
-			"which would hide that a write was lost", short(first), len(first))
+	assertTail(t, first, rec.Tail, 1, len(first), fmt.Sprintf("a text without any \"\\n\" is all tail, line 1 "+
+		"and %s long: not an empty log, which would hide that a write was lost", plural(len(first), "byte")))
 }
 
 // Rule 4.1.2: the newline is the commit mark, so a last line that is valid
@@ -79,15 +96,13 @@ func TestLab4_1_CompleteLookingTailDropped(t *testing.T) {
 		"\"\\n\" is a tail, which is never decoded", short(head+whole))
 	assert.Equal(t, []string{"a"}, ids(rec.Entries), "Recover(%s): the last line is a valid entry but has no \"\\n\": "+
 		"the writer may have been about to add more to it, so it is not a fact yet", short(head+whole))
-	assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: len(whole)}, rec.Tail,
-		"Recover(%s).Tail: do not parse the tail to decide whether it is whole", short(head+whole))
+	assertTail(t, head+whole, rec.Tail, 2, len(whole), "do not parse the tail to decide whether it is whole")
 
 	rec, err = factlog.Recover(head + "  ")
 	require.NoError(t, err, "Recover(%s): want no error: two spaces after the last \"\\n\" are a tail, not a "+
 		"line to decode", short(head+"  "))
 	assert.Equal(t, []string{"a"}, ids(rec.Entries), "Recover(%s)", short(head+"  "))
-	assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: 2}, rec.Tail,
-		"Recover(%s).Tail: two spaces after the last newline are still bytes that were never committed", short(head+"  "))
+	assertTail(t, head+"  ", rec.Tail, 2, 2, "two spaces after the last newline are still bytes that were never committed")
 }
 
 // Rule 4.1.4: a bad committed line is an error naming its line, with its
@@ -136,8 +151,7 @@ func TestLab4_1_BlankLinesKeepTheirNumber(t *testing.T) {
 	require.NoError(t, err, "Recover(%s): want no error: a blank line, a, a blank line, then a torn last line, "+
 		"which is a tail and never decoded", short(text))
 	assert.Equal(t, []string{"a"}, ids(rec.Entries), "Recover(%s): a is the only committed entry", short(text))
-	assert.Equal(t, &factlog.UnterminatedTailError{Line: 4, Bytes: len(torn)}, rec.Tail,
-		"Recover(%s).Tail: a blank line, a, a blank line, then the tail on line 4", short(text))
+	assertTail(t, text, rec.Tail, 4, len(torn), "a blank line, a, a blank line, then the tail on line 4")
 }
 
 // Rule 4.1.2: a tail's length is counted in bytes, not characters: a torn
@@ -153,9 +167,9 @@ func TestLab4_1_TailLengthInBytes(t *testing.T) {
 		rec, err := factlog.Recover(head + torn)
 		require.NoError(t, err, "Recover(%s): want no error: one committed line and a tail, which is never decoded",
 			short(head+torn))
-		assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: len(torn)}, rec.Tail,
-			"Recover(%s).Tail: the tail is %s long (%s); Bytes counts bytes, len(tail), the way a file's size "+
-				"does, never runes", short(head+torn), plural(len(torn), "byte"), plural(len([]rune(torn)), "character"))
+		assertTail(t, head+torn, rec.Tail, 2, len(torn), fmt.Sprintf("the tail is %s long (%s); Bytes counts "+
+			"bytes, len(tail), the way a file's size does, never runes", plural(len(torn), "byte"),
+			plural(len([]rune(torn)), "character")))
 	}
 }
 

@@ -137,19 +137,51 @@ func TestLab4_4_LateEventsIgnored(t *testing.T) {
 	require.Equal(t, factlog.StatusDone, done.Status, "Reduce(run 2, end(2)).Status")
 	got := reduceAll(done, delta(2, "after the end"), toolStart(2, "t3"), abort(2))
 	assert.Equal(t, normal(done), normal(got), "events of run 2 after its end are ignored: a finished run stays as it finished")
+
+	aborted := factlog.Reduce(s, abort(2))
+	require.Equal(t, factlog.StatusAborted, aborted.Status, "Reduce(run 2, abort(2)).Status")
+	for _, over := range []factlog.State{done, aborted} {
+		got := factlog.Reduce(over, start(2))
+		assert.Equal(t, normal(over), normal(got), "Reduce(run 2 %s, start(2)): a start that is not newer starts "+
+			"nothing, also when its run is over (rule 4.4.3). Only a larger run id begins a run: a late or repeated "+
+			"start(2) must not bring run 2, which is %s, back to running", over.Status, over.Status)
+	}
+}
+
+// vandalMark is what a vandal subscriber writes into the state it is given.
+const vandalMark = "changed by a subscriber"
+
+// vandalised reports whether s holds vandalMark, in its Deltas or its Tools.
+func vandalised(s factlog.State) bool {
+	for _, d := range s.Deltas {
+		if d == vandalMark {
+			return true
+		}
+	}
+	for _, status := range s.Tools {
+		if status == vandalMark {
+			return true
+		}
+	}
+	return false
 }
 
 // Rule 4.4.4: each subscriber gets its own copy; changing it changes
-// nothing else.
+// nothing else: not the kernel, not what Run returns, not another
+// subscriber's copy.
 func TestLab4_4_SubscribersGetCopies(t *testing.T) {
-	var first, second []factlog.State
+	var second []factlog.State
+	armed := true // the vandal writes into the first state it gets, then only watches
 	vandal := func(s factlog.State) {
-		first = append(first, s)
+		if !armed {
+			return
+		}
+		armed = false
 		if len(s.Deltas) > 0 {
-			s.Deltas[0] = "changed by a subscriber"
+			s.Deltas[0] = vandalMark
 		}
 		if s.Tools != nil {
-			s.Tools["t1"] = "changed by a subscriber"
+			s.Tools["t1"] = vandalMark
 		}
 	}
 	watcher := func(s factlog.State) { second = append(second, s) }
@@ -157,26 +189,45 @@ func TestLab4_4_SubscribersGetCopies(t *testing.T) {
 
 	got, err := k.Run([]factlog.Event{start(1), delta(1, "hello"), toolStart(1, "t1")})
 	require.NoError(t, err, "Kernel.Run(start, delta, tool_start): "+wantNoRunError)
+	require.Len(t, second, 1, "Kernel.Run(3 events) told the second subscriber %d times; want once per Run, "+
+		"after the whole queue (rule 4.4.8)", len(second))
 	want := factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"hello"},
 		Tools: map[string]factlog.ToolStatus{"t1": factlog.ToolRunning}}
-	assert.Equal(t, want, got, "Run returns the state after the queue")
-	require.Len(t, first, 1, "the first subscriber is told once per Run")
-	require.Len(t, second, 1, "the second subscriber is told once per Run")
-	assert.Equal(t, want, second[0], "the second subscriber saw what the first one wrote into its state: each "+
-		"subscriber must get a copy of its own")
 
-	got, err = k.Run([]factlog.Event{delta(1, " world")})
-	require.NoError(t, err, "Kernel.Run(delta): "+wantNoRunError)
-	assert.Equal(t, []string{"hello", " world"}, got.Deltas, "a subscriber changed the kernel's own Deltas: give "+
-		"subscribers State.Clone(), never the kernel's slice")
-	assert.Equal(t, map[string]factlog.ToolStatus{"t1": factlog.ToolRunning}, got.Tools, "a subscriber changed the "+
-		"kernel's own Tools map")
+	kernel, err := k.Run(nil) // the vandal only watches now: this shows the kernel's state
+	require.NoError(t, err, "Kernel.Run(nil): "+wantNoRunError)
+	if vandalised(kernel) {
+		require.Failf(t, "a subscriber changed the kernel's state", "Kernel.Run(start(1), delta(1, hello), "+
+			"tool_start(1, t1)) told a subscriber that wrote %q into the Deltas and Tools it was given; then "+
+			"Run(nil) returned %+v: the kernel's own state changed with it. The subscriber was handed the kernel's "+
+			"own slice and map. Give each subscriber its own deep copy, state.Clone() (rule 4.4.4)",
+			vandalMark, kernel)
+	}
+	assert.Equal(t, want, kernel, "Run(nil) after Run(start(1), delta(1, hello), tool_start(1, t1)): the kernel's "+
+		"state as the queue left it")
+	if vandalised(got) {
+		assert.Failf(t, "Run returned a subscriber's copy", "Kernel.Run(start(1), delta(1, hello), tool_start(1, t1)) "+
+			"returned %+v: the first subscriber wrote %q into the state it was given, and the state Run returned "+
+			"changed with it. Run returns a copy of its own, not one it handed to a subscriber (rule 4.4.4)",
+			got, vandalMark)
+	} else {
+		assert.Equal(t, want, got, "Kernel.Run(start(1), delta(1, hello), tool_start(1, t1)) returns the state after "+
+			"the queue")
+	}
+	if vandalised(second[0]) {
+		assert.Failf(t, "subscribers share a copy", "the second subscriber was given %+v: it saw what the first one "+
+			"wrote into its state. Each subscriber must get a copy of its own (rule 4.4.4)", second[0])
+	} else {
+		assert.Equal(t, want, second[0], "the second subscriber was given %+v; want the state after the whole queue "+
+			"(rule 4.4.8)", second[0])
+	}
 
-	got.Deltas[0] = "changed by the caller"
+	kernel.Deltas[0] = "changed by the caller"
+	kernel.Tools["t1"] = "changed by the caller"
 	got, err = k.Run(nil)
 	require.NoError(t, err, "Kernel.Run(nil): "+wantNoRunError)
-	assert.Equal(t, []string{"hello", " world"}, got.Deltas, "the caller changed the state Run returned, and the "+
-		"kernel changed with it: Run returns a copy too")
+	assert.Equal(t, want, got, "the caller changed the Deltas and Tools of the state Run(nil) returned, and the "+
+		"kernel changed with them: Run returns a copy too (rule 4.4.4)")
 }
 
 // Rule 4.4.5: an abort in the queue is applied before the events queued
@@ -273,27 +324,36 @@ func TestLab4_4_RunErrsOnlyOnUnknownKinds(t *testing.T) {
 		what  string
 		queue []factlog.Event
 		want  factlog.State
+		why   string
 	}{
-		{"Run(nil) on an idle kernel", nil, factlog.State{}},
-		{"Run(an empty queue)", []factlog.Event{}, factlog.State{}},
-		{"Run(delta(1)) before run 1 started: ignored", []factlog.Event{delta(1, "early")}, factlog.State{}},
+		{"Run(nil) on an idle kernel", nil, factlog.State{}, "nothing happened: the zero State"},
+		{"Run(an empty queue)", []factlog.Event{}, factlog.State{}, "nothing happened: the zero State"},
+		{"Run(delta(1)) before run 1 started", []factlog.Event{delta(1, "early")}, factlog.State{},
+			"an event of a run that has not started is ignored (rule 4.4.3)"},
 		{"Run(start(1), delta(1))", []factlog.Event{start(1), delta(1, "a")},
-			factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"a"}}},
-		{"Run(abort(1)): run 1 is aborted", []factlog.Event{abort(1)},
-			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}}},
-		{"Run(delta(1), tool_end(1), end(1), start(1)) after run 1 was aborted: all ignored",
+			factlog.State{RunID: 1, Status: factlog.StatusRunning, Deltas: []string{"a"}},
+			"start(1) begins run 1, and its delta is appended (rule 4.4.1)"},
+		{"Run(abort(1))", []factlog.Event{abort(1)},
+			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}},
+			"abort(1) makes the running run 1 aborted (rule 4.4.1)"},
+		{"Run(delta(1), tool_end(1), end(1), start(1)) after run 1 was aborted",
 			[]factlog.Event{delta(1, "late"), toolEnd(1, "t"), end(1), start(1)},
-			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}}},
+			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}},
+			"every event after the run is aborted is ignored, and start(1) is not newer than run 1, so it does not " +
+				"begin run 1 again (rule 4.4.3)"},
 		{"Run(abort(1)) again", []factlog.Event{abort(1)},
-			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}}},
-		{"Run(start(2), delta(1), delta(2)): delta(1) of the earlier run comes late",
+			factlog.State{RunID: 1, Status: factlog.StatusAborted, Deltas: []string{"a"}},
+			"run 1 is aborted already: an event after that is ignored (rule 4.4.3)"},
+		{"Run(start(2), delta(1), delta(2))",
 			[]factlog.Event{start(2), delta(1, "late"), delta(2, "b")},
-			factlog.State{RunID: 2, Status: factlog.StatusRunning, Deltas: []string{"b"}}},
+			factlog.State{RunID: 2, Status: factlog.StatusRunning, Deltas: []string{"b"}},
+			"start(2) begins run 2 afresh, and delta(1) of the earlier run comes late (rules 4.4.1, 4.4.3)"},
 	} {
 		got, err := k.Run(tc.queue)
 		assert.NoError(t, err, "%s: error = %s; want nil. Ignoring a late or early event, and aborting a run, "+
-			"are what Reduce is for, not errors: Run's only error is an *UnknownEventError", tc.what, describe(err))
-		assert.Equal(t, tc.want, normal(got), "%s: the state after it", tc.what)
+			"are what Reduce is for, not errors: Run's only error is an *UnknownEventError (rule 4.4.7)",
+			tc.what, describe(err))
+		assert.Equal(t, tc.want, normal(got), "%s: the state after it: %s", tc.what, tc.why)
 	}
 
 	got, err := k.Run([]factlog.Event{start(3), delta(3, "c"), {Kind: "pause", RunID: 3}})
@@ -381,7 +441,8 @@ func TestLab4_4_RefusedQueueAbortsNothing(t *testing.T) {
 }
 
 // Rule 4.4.1: tool_end sets the tool done even when its tool_start was never
-// seen (it may have been lost): the end is the fact. An event of a kind
+// seen (it may have been lost), and a tool_start that arrives after it does
+// not set the tool running again: the end is the fact. An event of a kind
 // Reduce does not know leaves the state as it is (Run refuses such a
 // queue before Reduce sees it, 4.4.6).
 func TestLab4_4_ToolEndWithoutStartAndUnknownKinds(t *testing.T) {
@@ -389,6 +450,11 @@ func TestLab4_4_ToolEndWithoutStartAndUnknownKinds(t *testing.T) {
 	assert.Equal(t, factlog.State{RunID: 1, Status: factlog.StatusRunning,
 		Tools: map[string]factlog.ToolStatus{"grep": factlog.ToolDone, "ls": factlog.ToolRunning}}, normal(s),
 		"Reduce over start(1), tool_end(grep), tool_start(ls): tool_end sets grep done although no tool_start(grep) came first")
+
+	late := factlog.Reduce(s, toolStart(1, "grep"))
+	assert.Equal(t, normal(s), normal(late), "Reduce(run 1 with grep done, tool_start(1, grep)): the tool_start of grep "+
+		"arrived after its tool_end. The end is the fact, so a done tool stays done: a late tool_start changes "+
+		"nothing (rule 4.4.1), as a late event of an earlier run changes nothing (rule 4.4.3)")
 
 	for _, kind := range []factlog.EventKind{"pause", "", "END"} {
 		var got factlog.State

@@ -72,7 +72,8 @@ func (l *SessionLog) Entries() []Entry {
 
 // Reduce returns the state after ev, and never changes state: its Deltas and
 // Tools stay as they were. A start of a newer run begins that run afresh;
-// any other event that is not of the current, running run is ignored.
+// any other event that is not of the current, running run is ignored, and
+// so is a tool_start of a tool that is already done.
 func Reduce(state State, ev Event) State {
 	return state // Lab 4.4: not implemented
 }

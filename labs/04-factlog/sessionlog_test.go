@@ -9,7 +9,6 @@ package factlog_test
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,6 +16,16 @@ import (
 
 	factlog "github.com/coursekit/course/labs/04-factlog"
 )
+
+// appendCall names the call Append(e) in a failure message by the entry's
+// id, as "Append(b)": every message of 4.3 writes a call this way. An entry
+// without an id is named as that, never as "Append()".
+func appendCall(e factlog.Entry) string {
+	if e.ID == "" {
+		return "Append(an entry with no id)"
+	}
+	return "Append(" + e.ID + ")"
+}
 
 // appendOnce calls log.Append(e) and returns its error, after requiring that
 // the call made at most one call to the write function. The tests of 4.3
@@ -29,12 +38,12 @@ func appendOnce(t *testing.T, w *fakeWriter, log *factlog.SessionLog, e factlog.
 	before := len(w.calls)
 	err := log.Append(e)
 	if n := len(w.calls) - before; n > 1 {
-		require.Failf(t, "one Append, more than one write", "Append(%q) made %d calls to the write function for "+
+		require.Failf(t, "one Append, more than one write", "%s made %d calls to the write function for "+
 			"one entry, %s, and returned %s. Want one call per Append, the whole line with its newline (rule 4.3.1): "+
 			"the newline is the line's commit mark and goes in the same write as the line. The tests of 4.3 count the "+
 			"calls to tell what each Append wrote, and make the fake fail the call they choose: with two calls per "+
 			"Append, their later checks would blame other rules",
-			e.ID, n, w.writes(before), describe(err))
+			appendCall(e), n, w.writes(before), describe(err))
 	}
 	return err
 }
@@ -45,14 +54,26 @@ func appendOnce(t *testing.T, w *fakeWriter, log *factlog.SessionLog, e factlog.
 func requireTainted(t *testing.T, w *fakeWriter, callsBefore int, err error, cause error, what string) {
 	t.Helper()
 	var tainted *factlog.TaintedError
-	require.ErrorAs(t, err, &tainted, "%s: error = %s; want a *TaintedError. Lab 4.3: once a write failed, the "+
-		"storage may end in half a line, and the log refuses every later append for good%s", what, describe(err),
-		taintComesFirst(err))
+	require.ErrorAs(t, err, &tainted, "%s: error = %s; %s", what, describe(err), wantTainted(cause, err))
 	assert.ErrorIs(t, err, factlog.ErrTainted, "%s: errors.Is(err, ErrTainted): a *TaintedError matches it", what)
 	assert.ErrorIs(t, err, cause, "%s: error = %s; want it to carry the cause, %s, as TaintedError.Err", what,
 		describe(err), describe(cause))
 	assert.Equal(t, callsBefore, len(w.calls), "%s: the write function was called again, with %s. A tainted log "+
 		"writes nothing, or the new line would be glued to the half line before it", what, w.writes(callsBefore))
+}
+
+// wantTainted says that an Append of a tainted log must return a
+// *TaintedError, and why: a write failed, or (when cause matches
+// ErrUnterminatedTail) the log was opened over a torn last line. err is
+// what the Append returned instead.
+func wantTainted(cause, err error) string {
+	why := "once a write failed, the storage may end in half a line, so the log refuses every later append for " +
+		"good, whatever the entry, and writes nothing (rule 4.3.4): a line written now would be glued to that half line"
+	if errors.Is(cause, factlog.ErrUnterminatedTail) {
+		why = "opened over a recovery with a tail, the storage already ends in half a line, so the log is tainted " +
+			"from the start and writes nothing (rule 4.3.6): a line written now would be glued to that half line"
+	}
+	return "want a *TaintedError: " + why + taintComesFirst(err)
 }
 
 // taintComesFirst explains, when err is a refusal of the entry, that the
@@ -77,8 +98,8 @@ func TestLab4_3_AppendWritesOneLineEach(t *testing.T) {
 	var want []string
 	for _, e := range seedTree() {
 		err := appendOnce(t, w, log, e)
-		require.NoError(t, err, "Append(%q) on a healthy log: want nil, the entry written and committed: it is "+
-			"valid, its id is new, and it is a root or its parent is in the log", e.ID)
+		require.NoError(t, err, "%s on a healthy log: want nil, the entry written and committed: it is "+
+			"valid, its id is new, and it is a root or its parent is in the log", appendCall(e))
 		want = append(want, line(t, e)+"\n")
 	}
 	assert.Equal(t, want, w.callStrings(), "one call to the write function per Append, with exactly "+
@@ -175,7 +196,7 @@ func TestLab4_3_TaintedForGood(t *testing.T) {
 	}
 	for _, e := range later {
 		err := appendOnce(t, w, log, e)
-		requireTainted(t, w, 1, err, errDiskFull, fmt.Sprintf("Append(entry %q) after a failed write", e.ID))
+		requireTainted(t, w, 1, err, errDiskFull, appendCall(e)+" ("+e.Text+") after the failed write of r")
 	}
 	assert.Empty(t, log.Entries(), "Entries(): nothing was committed")
 	assert.Empty(t, w.stored.String(), "the storage is as the failed write left it")
@@ -296,12 +317,12 @@ func TestLab4_3_TaintCauseIsExact(t *testing.T) {
 	for _, e := range []factlog.Entry{user("b", "r", "b"), user("r", "", "dup"), {Type: "system"}} {
 		err := appendOnce(t, w, log, e)
 		var tainted *factlog.TaintedError
-		require.ErrorAs(t, err, &tainted, "Append(%q) after the failed write of a: error = %s; want a "+
-			"*TaintedError%s", e.ID, describe(err), taintComesFirst(err))
-		assert.Same(t, first, tainted.Err, "Append(%q) after the failed write: TaintedError.Err = %s; want the "+
+		require.ErrorAs(t, err, &tainted, "%s after the failed write of a: error = %s; %s", appendCall(e),
+			describe(err), wantTainted(first, err))
+		assert.Same(t, first, tainted.Err, "%s after the failed write of a: TaintedError.Err = %s; want the "+
 			"very error the failed Append(a) returned (%s), the same value every time, so that "+
-			"errors.Is(err, thatError) holds", e.ID, describe(tainted.Err), describe(first))
-		assert.ErrorIs(t, err, first, "errors.Is(Append(%q)'s error, the failed Append(a)'s error)", e.ID)
+			"errors.Is(err, thatError) holds (rule 4.3.8)", appendCall(e), describe(tainted.Err), describe(first))
+		assert.ErrorIs(t, err, first, "errors.Is(%s's error, the failed Append(a)'s error)", appendCall(e))
 	}
 
 	text := committed(line(t, user("r", "", "start"))) + `{"type":"tool","id":"t"`
@@ -315,9 +336,9 @@ func TestLab4_3_TaintCauseIsExact(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		err := appendOnce(t, w, log, assistant("a", "r", "ok"))
 		var tainted *factlog.TaintedError
-		require.ErrorAs(t, err, &tainted, "Append on a log opened over a tail: error = %s; want a *TaintedError%s",
-			describe(err), taintComesFirst(err))
-		require.IsType(t, (*factlog.UnterminatedTailError)(nil), tainted.Err, "Append on a log opened over a tail: "+
+		require.ErrorAs(t, err, &tainted, "Append(a) on a log opened over a tail: error = %s; %s", describe(err),
+			wantTainted(factlog.ErrUnterminatedTail, err))
+		require.IsType(t, (*factlog.UnterminatedTailError)(nil), tainted.Err, "Append(a) on a log opened over a tail: "+
 			"TaintedError.Err = %s; want the *UnterminatedTailError itself, not a wrapper of it (errors.As would see "+
 			"through one; TaintedError.Err is the cause)", describe(tainted.Err))
 		tail := tainted.Err.(*factlog.UnterminatedTailError)
@@ -343,8 +364,9 @@ func TestLab4_3_SeveralRootsAreFine(t *testing.T) {
 		assistant("c", "a", "back under the first root"),
 	} {
 		err := appendOnce(t, w, log, e)
-		assert.NoError(t, err, "Append(%+v) on a log that holds the root r = %s; want nil: a root (ParentID \"\") has "+
-			"no parent to look for, and a log may hold several roots (rule 4.2.5 walks each chain to its own)", e, describe(err))
+		assert.NoError(t, err, "%s (%s) on a log that holds the root r = %s; want nil: a root (ParentID \"\") has "+
+			"no parent to look for, and a log may hold several roots (rule 4.2.5 walks each chain to its own)",
+			appendCall(e), e.Text, describe(err))
 	}
 	assert.Equal(t, []string{"r", "a", "r2", "b", "r3", "c"}, ids(log.Entries()), "Entries(): every root and child, in order")
 	assert.Len(t, w.callStrings(), 4, "four appends, four writes")

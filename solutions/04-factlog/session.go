@@ -147,7 +147,8 @@ func (l *SessionLog) Entries() []Entry {
 
 // Reduce returns the state after ev, and never changes state: its Deltas and
 // Tools stay as they were. A start of a newer run begins that run afresh;
-// any other event that is not of the current, running run is ignored.
+// any other event that is not of the current, running run is ignored, and
+// so is a tool_start of a tool that is already done.
 func Reduce(state State, ev Event) State {
 	if ev.Kind == EventStart {
 		if ev.RunID > state.RunID {
@@ -163,6 +164,9 @@ func Reduce(state State, ev Event) State {
 	case EventDelta:
 		next.Deltas = append(next.Deltas, ev.Text)
 	case EventToolStart, EventToolEnd:
+		if ev.Kind == EventToolStart && state.Tools[ev.ToolID] == ToolDone {
+			return state // the end is the fact: a late start does not reopen the tool
+		}
 		status := ToolRunning
 		if ev.Kind == EventToolEnd {
 			status = ToolDone

@@ -67,7 +67,6 @@ func TestLab4_2_HiddenCycleAboveTheLeaf(t *testing.T) {
 			c.leaf, describe(err), c.walk)
 		assert.Equal(t, c.closes, cycle.ID, "PathTo(entries, %q): the walk goes %s: the chain closes at %q",
 			c.leaf, c.walk, c.closes)
-		assert.Contains(t, err.Error(), `"`+c.closes+`"`, "PathTo(entries, %q): the message names the id", c.leaf)
 		assert.Nil(t, path, "PathTo(entries, %q) failed: no path", c.leaf)
 	}
 	path, err := pathTo(t, entries, "m1")

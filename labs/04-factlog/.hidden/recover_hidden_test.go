@@ -46,7 +46,7 @@ func TestLab4_1_HiddenTailOnly(t *testing.T) {
 	rec, err := factlog.Recover(whole)
 	require.NoError(t, err, "Recover(%s): want no error: a text without \"\\n\" is all tail, never decoded", short(whole))
 	assert.Empty(t, rec.Entries, "Recover(%s): a log whose only line has no \"\\n\" has no committed entry", short(whole))
-	assert.Equal(t, &factlog.UnterminatedTailError{Line: 1, Bytes: len(whole)}, rec.Tail, "Recover(%s).Tail", short(whole))
+	assertTail(t, whole, rec.Tail, 1, len(whole), "a text without \"\\n\" is all tail, on line 1")
 
 	rec, err = factlog.Recover("\n\n\n")
 	require.NoError(t, err, "Recover(three blank lines): want no error: blank lines are skipped")
@@ -56,7 +56,7 @@ func TestLab4_1_HiddenTailOnly(t *testing.T) {
 	rec, err = factlog.Recover(committed(whole) + "\t")
 	require.NoError(t, err, "Recover(a line and a tab): want no error: the tab is a tail")
 	assert.Equal(t, []string{"a"}, ids(rec.Entries))
-	assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: 1}, rec.Tail, "a tab after the last newline is a tail")
+	assertTail(t, committed(whole)+"\t", rec.Tail, 2, 1, "a tab after the last newline is a tail")
 }
 
 // Rule 4.1.4: a bad line deep in a long log is named by its own number.
@@ -113,8 +113,8 @@ func TestLab4_1_HiddenTailBytesInsideAnEmoji(t *testing.T) {
 	text := "\n" + committed(line(t, user("a", "", "ok 👍"))) + "\n" + torn
 	rec, err := factlog.Recover(text)
 	require.NoError(t, err, "Recover(%s): want no error: the torn line is a tail, never decoded", short(text))
-	assert.Equal(t, &factlog.UnterminatedTailError{Line: 4, Bytes: len(torn)}, rec.Tail,
-		"Recover(%s).Tail: line 4, %d bytes (not %d runes)", short(text), len(torn), len([]rune(torn)))
+	assertTail(t, text, rec.Tail, 4, len(torn), fmt.Sprintf("line 4, %s (not %s)", plural(len(torn), "byte"),
+		plural(len([]rune(torn)), "rune")))
 }
 
 // Rule 4.1.3: a no-break space between tabs is not blank: the line is
@@ -135,7 +135,7 @@ func TestLab4_1_HiddenMegabyteLine(t *testing.T) {
 	rec, err := factlog.Recover(text)
 	require.NoError(t, err, "Recover(a committed line of 1 MiB and a tail) = %s; want no error: a line is as long as its entry", describe(err))
 	assert.Equal(t, []factlog.Entry{big}, rec.Entries, "the 1 MiB entry, whole")
-	assert.Equal(t, &factlog.UnterminatedTailError{Line: 2, Bytes: len(torn)}, rec.Tail)
+	assertTail(t, text, rec.Tail, 2, len(torn), "the line after the megabyte line, never decoded")
 }
 
 // Rule 4.1.4: after blank lines, the *LineError's Err is DecodeEntry's

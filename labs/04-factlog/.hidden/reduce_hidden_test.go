@@ -2,6 +2,7 @@ package factlog_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,11 +49,15 @@ func TestLab4_4_HiddenSnapshotsStayValid(t *testing.T) {
 // Rule 4.4.4, 4.4.8: three subscribers, each with its own copy, in order.
 func TestLab4_4_HiddenEverySubscriberItsOwnCopy(t *testing.T) {
 	var order []int
-	var got [3]factlog.State
+	var given [3]factlog.State
+	armed := true // on the first Run each subscriber writes into its state; later it only counts
 	subscriber := func(i int) func(factlog.State) {
 		return func(s factlog.State) {
 			order = append(order, i)
-			got[i] = s
+			if !armed {
+				return
+			}
+			given[i] = s.Clone()
 			if s.Tools != nil {
 				s.Tools["x"] = factlog.ToolDone
 				delete(s.Tools, "t")
@@ -62,19 +67,50 @@ func TestLab4_4_HiddenEverySubscriberItsOwnCopy(t *testing.T) {
 			}
 		}
 	}
+	// written reports whether s holds what a subscriber wrote into its state.
+	written := func(s factlog.State) bool {
+		_, x := s.Tools["x"]
+		return x || (len(s.Deltas) > 0 && strings.HasSuffix(s.Deltas[len(s.Deltas)-1], "!"))
+	}
+	const wrote = "each subscriber wrote into the state it was given: a \"!\" after the last delta, tool x done, tool t deleted"
 	k := factlog.NewKernel(subscriber(0), subscriber(1), subscriber(2))
 	ret, err := k.Run([]factlog.Event{start(2), toolStart(2, "t"), delta(2, "hi")})
 	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
-	assert.Equal(t, []int{0, 1, 2}, order, "subscribers are told in the order NewKernel got them")
+	armed = false
+	assert.Equal(t, []int{0, 1, 2}, order, "Kernel.Run(3 events) called the subscribers %v; want each once, in the "+
+		"order NewKernel got them (rule 4.4.8)", order)
 	want := factlog.State{RunID: 2, Status: factlog.StatusRunning, Deltas: []string{"hi"},
 		Tools: map[string]factlog.ToolStatus{"t": factlog.ToolRunning}}
-	assert.Equal(t, want, ret, "Run's own copy is untouched by the subscribers")
-	ret.Tools["y"] = factlog.ToolRunning
+
+	kernel, err := k.Run(nil)
+	require.NoError(t, err, "Kernel.Run(nil): "+wantNoRunError)
+	if written(kernel) {
+		require.Failf(t, "a subscriber changed the kernel's state", "Kernel.Run(start(2), tool_start(2, t), "+
+			"delta(2, hi)): %s. Then Run(nil) returned %+v: the kernel's own state changed with theirs, so a "+
+			"subscriber was handed the kernel's slice and map. Give each its own deep copy, state.Clone() "+
+			"(rule 4.4.4)", wrote, kernel)
+	}
+	assert.Equal(t, want, kernel, "Run(nil): the kernel's state as the queue left it")
+	for i, g := range given {
+		if written(g) {
+			assert.Failf(t, "subscribers share a copy", "subscriber %d was given %+v: %s, and this one saw what "+
+				"those before it wrote, so they share one copy. Each gets its own (rule 4.4.4)", i, g, wrote)
+		} else {
+			assert.Equal(t, want, g, "subscriber %d was given %+v; want the state after the whole queue (rule 4.4.8)", i, g)
+		}
+	}
+	assert.Equal(t, want, ret, "Kernel.Run(start(2), tool_start(2, t), delta(2, hi)) returned %+v: %s, and the "+
+		"state Run returned changed with theirs. Run returns a copy of its own (rule 4.4.4)", ret, wrote)
+
+	kernel.Tools["y"] = factlog.ToolRunning
+	kernel.Deltas[0] = "changed by the caller"
 	ret2, err := k.Run([]factlog.Event{delta(2, " there")})
 	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
-	assert.Equal(t, []string{"hi", " there"}, ret2.Deltas)
+	assert.Equal(t, []string{"hi", " there"}, ret2.Deltas, "the caller changed the Deltas of the state Run(nil) "+
+		"returned, and the kernel changed with them: Run returns a copy (rule 4.4.4)")
 	assert.Equal(t, map[string]factlog.ToolStatus{"t": factlog.ToolRunning}, ret2.Tools,
-		"neither the subscribers nor the caller may change the kernel's state")
+		"the caller changed the Tools of the state Run(nil) returned, and the kernel changed with them: Run "+
+			"returns a copy (rule 4.4.4)")
 }
 
 // Rule 4.4.5: an abort of an old run overtakes nothing of the current one;
@@ -153,15 +189,22 @@ func TestLab4_4_HiddenIgnoredEventsAreNoError(t *testing.T) {
 	k := factlog.NewKernel()
 	_, err := k.Run([]factlog.Event{start(3), delta(3, "x"), toolStart(3, "t")})
 	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
-	for _, queue := range [][]factlog.Event{
-		{end(3)},
-		{delta(3, "after the end"), abort(3)},
-		{delta(9, "too early"), toolEnd(8, "u")},
-		{start(2), start(3)},
+	for _, tc := range []struct {
+		what  string
+		queue []factlog.Event
+	}{
+		{"Run(end(3)) ends run 3", []factlog.Event{end(3)}},
+		{"Run(delta(3), abort(3)) after run 3 ended: both ignored (rule 4.4.3)",
+			[]factlog.Event{delta(3, "after the end"), abort(3)}},
+		{"Run(delta(9), tool_end(8)) of runs that have not started: ignored (rule 4.4.3)",
+			[]factlog.Event{delta(9, "too early"), toolEnd(8, "u")}},
+		{"Run(start(2), start(3)) after run 3 ended: neither is newer than run 3, so neither begins a run, and run 3 " +
+			"stays done (rule 4.4.3)", []factlog.Event{start(2), start(3)}},
 	} {
-		got, err := k.Run(queue)
-		assert.NoError(t, err, "Kernel.Run(%v) = %s; "+wantNoRunError, queue, describe(err))
-		assert.Equal(t, factlog.StatusDone, got.Status, "Kernel.Run(%v)", queue)
+		got, err := k.Run(tc.queue)
+		assert.NoError(t, err, "%s: error = %s; "+wantNoRunError, tc.what, describe(err))
+		assert.Equal(t, factlog.State{RunID: 3, Status: factlog.StatusDone, Deltas: []string{"x"},
+			Tools: map[string]factlog.ToolStatus{"t": factlog.ToolRunning}}, normal(got), tc.what)
 	}
 	k2 := factlog.NewKernel()
 	_, err = k2.Run([]factlog.Event{start(8), toolStart(8, "sh")})
@@ -221,10 +264,24 @@ func TestLab4_4_HiddenRefusedQueueOfAborts(t *testing.T) {
 }
 
 // Rule 4.4.1: tool_end of a tool that never started, twice, and after it
-// ended, leaves it done.
+// ended, leaves it done; so does a tool_start that comes after the end, in
+// the same queue or a later one.
 func TestLab4_4_HiddenToolEndsWithoutStarts(t *testing.T) {
 	s := reduceAll(factlog.State{}, start(4), toolEnd(4, "a"), toolEnd(4, "a"), toolStart(4, "b"), toolEnd(4, "b"), toolEnd(4, "c"))
 	assert.Equal(t, map[string]factlog.ToolStatus{"a": factlog.ToolDone, "b": factlog.ToolDone, "c": factlog.ToolDone}, s.Tools)
+	s = reduceAll(s, toolStart(4, "a"), toolStart(4, "b"), toolStart(4, "d"))
+	assert.Equal(t, map[string]factlog.ToolStatus{"a": factlog.ToolDone, "b": factlog.ToolDone, "c": factlog.ToolDone,
+		"d": factlog.ToolRunning}, s.Tools, "tool_start(a), tool_start(b) after their tool_end: a done tool stays done "+
+		"(rule 4.4.1); tool_start(d) sets d running")
+
+	k := factlog.NewKernel()
+	_, err := k.Run([]factlog.Event{start(6), toolStart(6, "sh"), toolEnd(6, "sh"), toolStart(6, "sh")})
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
+	got, err := k.Run([]factlog.Event{toolStart(6, "sh"), delta(6, "ok")})
+	require.NoError(t, err, "Kernel.Run: "+wantNoRunError)
+	assert.Equal(t, factlog.State{RunID: 6, Status: factlog.StatusRunning, Deltas: []string{"ok"},
+		Tools: map[string]factlog.ToolStatus{"sh": factlog.ToolDone}}, normal(got),
+		"run 6's sh ended; tool_start(sh) after it, in the same queue and in the next, leaves sh done (rule 4.4.1)")
 }
 
 // Rule 4.4.4: the caller reorders and shortens its slice of subscribers

@@ -23,7 +23,7 @@ func TestLab4_3_HiddenLongSessionRoundTrip(t *testing.T) {
 		if i%10 == 0 {
 			e.ParentID = "t001" // a retry: a new branch under the first entry
 		}
-		require.NoError(t, appendOnce(t, w, log, e), "Append(%q) on a healthy log: want nil", e.ID)
+		require.NoError(t, appendOnce(t, w, log, e), "%s on a healthy log: want nil", appendCall(e))
 		want = append(want, e)
 		parent = e.ID
 	}
@@ -54,8 +54,9 @@ func TestLab4_3_HiddenFirstWriteFails(t *testing.T) {
 	assert.Empty(t, log.Entries(), "the failed entry is not committed")
 
 	for i := 0; i < 3; i++ {
-		err = appendOnce(t, w, log, user(fmt.Sprintf("again%d", i), "", "hello"))
-		requireTainted(t, w, 1, err, boom, "Append after the first write failed")
+		again := user(fmt.Sprintf("again%d", i), "", "hello")
+		err = appendOnce(t, w, log, again)
+		requireTainted(t, w, 1, err, boom, appendCall(again)+" after the first write, root's, failed")
 		var cause *factlog.WriteError
 		require.ErrorAs(t, err, &cause, "the *TaintedError carries the first *WriteError")
 		assert.Equal(t, "root", cause.ID, "the cause is the write that failed first, every time")
@@ -77,8 +78,10 @@ func TestLab4_3_HiddenRefusalsNeverTaint(t *testing.T) {
 	}
 	for _, e := range refused {
 		err := appendOnce(t, w, log, e)
-		require.Error(t, err, "Append(%+v) must be refused", e)
-		assert.NotErrorIs(t, err, factlog.ErrTainted, "Append(%+v) error = %s: a refusal is not a taint", e, describe(err))
+		require.Error(t, err, "%s (%s) on a log that holds only the root a: want it refused (rule 4.3.2)",
+			appendCall(e), e.Text)
+		assert.NotErrorIs(t, err, factlog.ErrTainted, "%s (%s) error = %s: a refusal writes nothing, so it is not a "+
+			"taint (rule 4.3.2)", appendCall(e), e.Text, describe(err))
 	}
 	var broken *factlog.BrokenChainError
 	err := appendOnce(t, w, log, assistant("b", "b", "again"))
@@ -116,9 +119,9 @@ func TestLab4_3_HiddenTailTaintsEveryAppend(t *testing.T) {
 	log := factlog.OpenSessionLog(w.write, rec)
 	for _, e := range []factlog.Entry{user("a", "r", "x"), user("r", "", "dup"), user("b", "", "root")} {
 		err := appendOnce(t, w, log, e)
-		requireTainted(t, w, 0, err, factlog.ErrUnterminatedTail, "Append("+e.ID+") over a one-space tail")
+		requireTainted(t, w, 0, err, factlog.ErrUnterminatedTail, appendCall(e)+" over a one-space tail")
 		var tail *factlog.UnterminatedTailError
-		require.ErrorAs(t, err, &tail, "Append(%s) over a one-space tail: the cause is the tail", e.ID)
+		require.ErrorAs(t, err, &tail, "%s over a one-space tail: the cause is the tail", appendCall(e))
 		assert.Equal(t, factlog.UnterminatedTailError{Line: 4, Bytes: 1}, *tail, "the cause is the recovery's tail")
 	}
 	assert.Equal(t, []string{"r"}, ids(log.Entries()))
@@ -140,7 +143,8 @@ func TestLab4_3_HiddenRepeatedAppendsAreRefused(t *testing.T) {
 		assistant("m4b", "zz", "taken id, unknown parent"),
 	} {
 		err := appendOnce(t, w, log, e)
-		require.ErrorAs(t, err, &dup, "Append(%+v) = %s; want a *DuplicateIDError", e, describe(err))
+		require.ErrorAs(t, err, &dup, "%s (%s) when %s was recovered: error = %s; want a *DuplicateIDError "+
+			"(rule 4.3.7)", appendCall(e), e.Text, e.ID, describe(err))
 		assert.Equal(t, e.ID, dup.ID, "DuplicateIDError.ID names the taken id")
 	}
 	var fe *factlog.FieldError
@@ -173,7 +177,8 @@ func TestLab4_3_HiddenCauseIsTheFirstErrorItself(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		err := appendOnce(t, w, log, user(fmt.Sprintf("x%d", i), "a", "later"))
 		var te *factlog.TaintedError
-		require.ErrorAs(t, err, &te, "later Append = %s%s", describe(err), taintComesFirst(err))
+		require.ErrorAs(t, err, &te, "Append(x%d) after the failed write of c: error = %s; %s", i, describe(err),
+			wantTainted(first, err))
 		assert.Same(t, first, te.Err, "TaintedError.Err = %s; want the failed Append's own error %s", describe(te.Err), describe(first))
 	}
 
@@ -185,7 +190,8 @@ func TestLab4_3_HiddenCauseIsTheFirstErrorItself(t *testing.T) {
 	rec.Tail.Line, rec.Tail.Bytes = 1, 1000
 	var te *factlog.TaintedError
 	err = appendOnce(t, w, log, user("a", "r", "x"))
-	require.ErrorAs(t, err, &te, "Append over a tail = %s; want a *TaintedError%s", describe(err), taintComesFirst(err))
+	require.ErrorAs(t, err, &te, "Append(a) over a tail: error = %s; %s", describe(err),
+		wantTainted(factlog.ErrUnterminatedTail, err))
 	require.IsType(t, (*factlog.UnterminatedTailError)(nil), te.Err, "TaintedError.Err = %s; want the *UnterminatedTailError itself", describe(te.Err))
 	tail := te.Err.(*factlog.UnterminatedTailError)
 	assert.Equal(t, factlog.UnterminatedTailError{Line: 4, Bytes: 1}, *tail, "the tail the log was opened over")

@@ -177,7 +177,8 @@ func (l *SessionLog) Entries() []Entry {
 
 // Reduce returns the state after ev, and never changes state: its Deltas and
 // Tools stay as they were. A start of a newer run begins that run afresh;
-// any other event that is not of the current, running run is ignored.
+// any other event that is not of the current, running run is ignored, and
+// so is a tool_start of a tool that is already done.
 func Reduce(state State, ev Event) State {
 	if ev.Kind == EventStart {
 		if ev.RunID > state.RunID {
@@ -194,6 +195,9 @@ func Reduce(state State, ev Event) State {
 		next.Deltas = append(next.Deltas, ev.Text)
 		return next
 	case EventToolStart, EventToolEnd:
+		if ev.Kind == EventToolStart && state.Tools[ev.ToolID] == ToolDone {
+			return state // a start that arrives after the end changes nothing
+		}
 		next := state.Clone()
 		if next.Tools == nil {
 			next.Tools = map[string]ToolStatus{}
