@@ -146,14 +146,16 @@ func TestLab11_2_InvalidMessageChangesNothing(t *testing.T) {
 		{"not JSON", `{"role":"user",`, nil},
 		{"an array", `[{"role":"user"}]`, nil},
 		{"no role", `{"content":"hi"}`, nil},
-		{"the summary role", `{"role":"compactionSummary","summary":"s","tokensBefore":1,"timestamp":0}`, agentstore.ErrReservedRole},
+		{"the compaction summary role", `{"role":"compactionSummary","summary":"s","tokensBefore":1,"timestamp":0}`, agentstore.ErrReservedRole},
+		{"the branch summary role", `{"role":"branchSummary","summary":"s","fromId":"a","timestamp":0}`, agentstore.ErrReservedRole},
 	} {
 		mark := fx.fs.mark()
 		_, err := appendMsg(t, s, agentstore.Message(tc.msg))
 		require.Error(t, err, "AppendMessage(%s) (%s) must be refused", tc.msg, tc.name)
 		if tc.is != nil {
-			assert.True(t, errors.Is(err, tc.is), "AppendMessage(%s) = %s; want errors.Is(err, %v): a compaction "+
-				"summary is never stored as a message", tc.msg, describe(err), tc.is)
+			assert.True(t, errors.Is(err, tc.is), "AppendMessage(%s) = %s; want errors.Is(err, ErrReservedRole): a "+
+				"summary, of a compaction or of a branch, is an entry of its own and only a built context holds it as a "+
+				"message; a message that claims the role could not be told from a real one", tc.msg, describe(err))
 		} else {
 			var fe *agentstore.FieldError
 			assert.True(t, errors.As(err, &fe), "AppendMessage(%s) = %s; want the *FieldError of ParseMessage", tc.msg, describe(err))
