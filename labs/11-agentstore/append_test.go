@@ -146,14 +146,16 @@ func TestLab11_2_InvalidMessageChangesNothing(t *testing.T) {
 		{"not JSON", `{"role":"user",`, nil},
 		{"an array", `[{"role":"user"}]`, nil},
 		{"no role", `{"content":"hi"}`, nil},
-		{"the summary role", `{"role":"compactionSummary","summary":"s","tokensBefore":1,"timestamp":0}`, agentstore.ErrReservedRole},
+		{"the compaction summary role", `{"role":"compactionSummary","summary":"s","tokensBefore":1,"timestamp":0}`, agentstore.ErrReservedRole},
+		{"the branch summary role", `{"role":"branchSummary","summary":"s","fromId":"a","timestamp":0}`, agentstore.ErrReservedRole},
 	} {
 		mark := fx.fs.mark()
 		_, err := appendMsg(t, s, agentstore.Message(tc.msg))
 		require.Error(t, err, "AppendMessage(%s) (%s) must be refused", tc.msg, tc.name)
 		if tc.is != nil {
-			assert.True(t, errors.Is(err, tc.is), "AppendMessage(%s) = %s; want errors.Is(err, %v): a compaction "+
-				"summary is never stored as a message", tc.msg, describe(err), tc.is)
+			assert.True(t, errors.Is(err, tc.is), "AppendMessage(%s) = %s; want errors.Is(err, ErrReservedRole): a "+
+				"summary, of a compaction or of a branch, is an entry of its own and only a built context holds it as a "+
+				"message; a message that claims the role could not be told from a real one", tc.msg, describe(err))
 		} else {
 			var fe *agentstore.FieldError
 			assert.True(t, errors.As(err, &fe), "AppendMessage(%s) = %s; want the *FieldError of ParseMessage", tc.msg, describe(err))
@@ -216,24 +218,34 @@ func TestLab11_2_MessageIsCopiedAtCallTime(t *testing.T) {
 }
 
 // Rule 11.2.4: a store opened over an unterminated tail refuses to write,
-// without touching the file, and still reads.
+// without touching the file, and still reads; a tail of white space only is
+// a tail too.
 func TestLab11_2_TailRefusesWrites(t *testing.T) {
-	fx := newFixture()
-	text := threeEntries() + `{"type":"message","id":"d","par`
-	fx.fs.setFile(sessPath, text)
-	s := mustOpen(t, fx.opts(), "file with a tail on line 5")
-	mark := fx.fs.mark()
-	for i := 0; i < 2; i++ {
-		_, err := appendMsg(t, s, assistant("after the tail"))
-		var nr *agentstore.NeedsRepairError
-		require.True(t, errors.As(err, &nr), "AppendMessage over a file ending in half a line = %s; want a "+
-			"*NeedsRepairError: appending now would glue the new line onto the half one, and the file could no "+
-			"longer be read", describe(err))
-		assert.Equal(t, agentstore.NeedsRepairError{Path: sessPath, Line: 5}, *nr)
+	for _, tc := range []struct{ name, tail, why string }{
+		{"half an entry", `{"type":"message","id":"d","par`, "appending now would glue the new line onto the half " +
+			"one, and the file could no longer be read"},
+		{"only white space", " \t", "a line without \"\\n\" was never committed, whatever it holds: the store does not " +
+			"guess what it was going to be, and the line it appended would not be exactly its own (11.2.2)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFixture()
+			text := threeEntries() + tc.tail
+			fx.fs.setFile(sessPath, text)
+			s := mustOpen(t, fx.opts(), fmt.Sprintf("file with a tail on line 5, %q", tc.tail))
+			mark := fx.fs.mark()
+			for i := 0; i < 2; i++ {
+				_, err := appendMsg(t, s, assistant("after the tail"))
+				var nr *agentstore.NeedsRepairError
+				require.True(t, errors.As(err, &nr), "AppendMessage over a file ending in %s (%q, no \"\\n\") = %s; want a "+
+					"*NeedsRepairError: %s", tc.name, tc.tail, describe(err), tc.why)
+				assert.Equal(t, agentstore.NeedsRepairError{Path: sessPath, Line: 5}, *nr, "the *NeedsRepairError names "+
+					"the path and the tail's line")
+			}
+			assert.Empty(t, fx.fs.opsSince(mark), "a refused write touches nothing")
+			assert.Equal(t, text, fx.fs.file(sessPath))
+			assert.Equal(t, "c", leafOf(t, s), "reading still works")
+		})
 	}
-	assert.Empty(t, fx.fs.opsSince(mark), "a refused write touches nothing")
-	assert.Equal(t, text, fx.fs.file(sessPath))
-	assert.Equal(t, "c", leafOf(t, s), "reading still works")
 }
 
 // Rule 11.2.4: a failed write is returned, commits nothing, and taints the

@@ -265,9 +265,11 @@ func TestLab11_5_CompactionFollowsTheWriteRules(t *testing.T) {
 		fx.sum.err = errors.New("model unavailable")
 		mark, drawn := fx.fs.mark(), len(fx.ids.handedOut())
 		_, err := compact(t, s, 0, 2)
-		assert.True(t, errors.Is(err, fx.sum.err), "CompactIfNeeded when Summarize fails = %s; want that error", describe(err))
-		assert.Empty(t, fx.fs.opsSince(mark), "no summary, no compaction line")
-		assert.Equal(t, got[5], leafOf(t, s))
+		assert.True(t, errors.Is(err, fx.sum.err), "CompactIfNeeded(0, 2) when Summarize fails with %q = %s; want that "+
+			"error, itself or wrapped: without a summary there is no compaction to write (rule 11.5.7)", fx.sum.err, describe(err))
+		assert.Empty(t, fx.fs.opsSince(mark), "CompactIfNeeded called the file system after Summarize failed: no summary, "+
+			"no compaction line")
+		assert.Equal(t, got[5], leafOf(t, s), "Leaf after a failed Summarize: want the leaf before it, %q", got[5])
 		assert.Equal(t, drawn, len(fx.ids.handedOut()), "CompactIfNeeded asked NewEntryID for an id although Summarize "+
 			"failed (ids handed out: %v): the compaction's id is drawn in the write, after Summarize returned, as "+
 			"AppendMessage draws its own", fx.ids.handedOut())
@@ -278,10 +280,15 @@ func TestLab11_5_CompactionFollowsTheWriteRules(t *testing.T) {
 		diskFull := errors.New("no space left on device")
 		fx.fs.fail("AppendFile", fsFailure{Err: diskFull, Written: -1})
 		_, err := compact(t, s, 0, 2)
-		assert.True(t, errors.Is(err, diskFull), "CompactIfNeeded when AppendFile fails = %s", describe(err))
-		assert.Equal(t, got[5], leafOf(t, s), "a failed compaction write moves nothing")
+		assert.True(t, errors.Is(err, diskFull), "CompactIfNeeded(0, 2) when AppendFile fails with %q = %s; want that "+
+			"error, itself or wrapped (errors.Is finds it): the compaction is written under 11.2's rules, and a failed "+
+			"write returns its error (rule 11.5.3)", diskFull, describe(err))
+		assert.Equal(t, got[5], leafOf(t, s), "Leaf after a failed compaction write: want the leaf before it, %q: the "+
+			"compaction was never committed, so nothing moves", got[5])
 		_, err = appendMsg(t, s, user("next"))
-		assert.True(t, errors.Is(err, agentstore.ErrTainted), "after a failed compaction write the store is tainted: %s", describe(err))
+		assert.True(t, errors.Is(err, agentstore.ErrTainted), "AppendMessage after a failed compaction write = %s; want a "+
+			"*TaintedError (errors.Is ErrTainted): the failed write may have left half a line, so it taints the store as "+
+			"a failed append does (rules 11.5.3, 11.2.4)", describe(err))
 	})
 	t.Run("tail", func(t *testing.T) {
 		fx := newFixture()
@@ -296,8 +303,12 @@ func TestLab11_5_CompactionFollowsTheWriteRules(t *testing.T) {
 		s := mustOpen(t, fx.opts(), "six messages and a tail")
 		mark := fx.fs.mark()
 		_, err := compact(t, s, 0, 2)
-		assert.True(t, errors.Is(err, agentstore.ErrNeedsRepair), "CompactIfNeeded over a file with a tail = %s", describe(err))
-		assert.Empty(t, fx.fs.opsSince(mark))
+		assert.True(t, errors.Is(err, agentstore.ErrNeedsRepair), "CompactIfNeeded(0, 2), a compaction that is needed, over "+
+			"a file that ends in half a line = %s; want the *NeedsRepairError (errors.Is ErrNeedsRepair): a compaction is "+
+			"a write, and a store opened over a tail refuses every write, as AppendMessage does (rules 11.5.7, 11.2.4)",
+			describe(err))
+		assert.Empty(t, fx.fs.opsSince(mark), "CompactIfNeeded over a tail called the file system: a refused write "+
+			"touches nothing")
 	})
 }
 

@@ -39,8 +39,10 @@ const (
 )
 
 // The roles of the messages a built context makes from entries that are not
-// message entries. They exist only in a built context: AppendMessage refuses
-// RoleCompactionSummary.
+// message entries. The two summaries exist only in a built context, as in
+// pi: AppendMessage refuses RoleCompactionSummary and RoleBranchSummary (a
+// summary is written as an entry of its own). RoleCustom is also the role of
+// an extension's message that pi stores as a message entry.
 const (
 	RoleCompactionSummary = "compactionSummary" // CompactionSummaryMessage
 	RoleBranchSummary     = "branchSummary"     // BranchSummaryMessage (11.7)

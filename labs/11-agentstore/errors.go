@@ -26,7 +26,9 @@ var ErrNeedsRepair = errors.New("session file needs repair")
 var ErrTainted = errors.New("session writer is tainted")
 
 // ErrReservedRole marks a message refused by AppendMessage because its role
-// belongs to a built context, not to the file (RoleCompactionSummary).
+// belongs to a built context, not to the file: RoleCompactionSummary and
+// RoleBranchSummary, whose summaries are entries of their own (a compaction,
+// pi's branch_summary).
 var ErrReservedRole = errors.New("reserved message role")
 
 // ErrNoFreeID marks an append refused because Options.NewEntryID gave only

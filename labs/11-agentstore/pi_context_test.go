@@ -206,3 +206,29 @@ func TestLab11_7_SettingsComeFromTheWholePath(t *testing.T) {
 	assert.Equal(t, &agentstore.Model{Provider: "anthropic", ModelID: "claude-sonnet-4-5"}, got.Model,
 		"SessionContext at a: the model of the model_change m")
 }
+
+// Rule 11.7.3: the header is not on the path: the provider, modelId and
+// thinkingLevel an old version-1 header holds are never read, by pi or by
+// the store; the settings come from the entries only.
+func TestLab11_7_HeaderSettingsAreNotRead(t *testing.T) {
+	header := fmt.Sprintf(`{"type":"session","id":"s-old","timestamp":%q,"cwd":"/old","provider":"openai","modelId":"gpt-4.1","thinkingLevel":"high"}`, T1) + "\n"
+	fx := newFixture()
+	fx.fs.setFile(sessPath, header+v1Line(user("hi")))
+	s := mustOpen(t, fx.opts(), "a version-1 file whose header names a model and a thinking level, then one user message")
+	got := sessionContextOf(t, s)
+	assert.Equal(t, agentstore.ThinkingLevelOff, got.ThinkingLevel, "SessionContext().ThinkingLevel under a header that says "+
+		"\"thinkingLevel\":\"high\": want %q: the header is not an entry of the path, and pi never reads its settings, so "+
+		"a path without a thinking_level_change is %q", agentstore.ThinkingLevelOff, agentstore.ThinkingLevelOff)
+	assert.Nil(t, got.Model, "SessionContext().Model under a header that names openai/gpt-4.1: want nil, as pi gives: the "+
+		"model comes from a model_change or an assistant message on the path, never from the header")
+
+	fx = newFixture()
+	fx.fs.setFile(sessPath, piFile("v1.jsonl"))
+	s = mustOpen(t, fx.opts(), "testdata/pi/v1.jsonl")
+	got = sessionContextOf(t, s)
+	assert.Equal(t, &agentstore.Model{Provider: "anthropic", ModelID: "claude-sonnet-4-5"}, got.Model, "SessionContext().Model "+
+		"over testdata/pi/v1.jsonl, whose header names openai/gpt-4.1 and whose assistant messages anthropic/claude-sonnet-4-5: "+
+		"pi's is the last assistant message's")
+	assert.Equal(t, agentstore.ThinkingLevelOff, got.ThinkingLevel, "SessionContext().ThinkingLevel over testdata/pi/v1.jsonl, "+
+		"whose header says high and which has no thinking_level_change: pi's is %q", agentstore.ThinkingLevelOff)
+}

@@ -56,7 +56,8 @@ func (s *Store) Entry(id string) (Entry, bool) {
 
 // AppendMessage appends message as a new entry whose parent is the current
 // leaf, moves the leaf to it and returns its id. The message is checked and
-// copied now (ParseMessage; the role RoleCompactionSummary is refused). The
+// copied now (ParseMessage; the roles RoleCompactionSummary and
+// RoleBranchSummary, which only a built context holds, are refused). The
 // entry is one new line at the end of the file: nothing is ever rewritten.
 // A store opened with an unterminated tail refuses with a
 // *NeedsRepairError; after a failed write it refuses every write with a

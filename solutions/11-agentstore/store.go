@@ -224,7 +224,8 @@ func (s *Store) Entry(id string) (Entry, bool) {
 
 // AppendMessage appends message as a new entry whose parent is the current
 // leaf, moves the leaf to it and returns its id. The message is checked and
-// copied now (ParseMessage; the role RoleCompactionSummary is refused). The
+// copied now (ParseMessage; the roles RoleCompactionSummary and
+// RoleBranchSummary, which only a built context holds, are refused). The
 // entry is one new line at the end of the file: nothing is ever rewritten.
 // A store opened with an unterminated tail refuses with a
 // *NeedsRepairError; after a failed write it refuses every write with a
@@ -236,8 +237,8 @@ func (s *Store) AppendMessage(message Message) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("append message: %w", err)
 	}
-	if m.Role() == RoleCompactionSummary {
-		return "", fmt.Errorf("append message: %w %q: a summary is a compaction entry, not a message", ErrReservedRole, RoleCompactionSummary)
+	if r := m.Role(); r == RoleCompactionSummary || r == RoleBranchSummary {
+		return "", fmt.Errorf("append message: %w %q: a summary is an entry of its own (compaction, branch_summary), never a message", ErrReservedRole, r)
 	}
 	e := Entry{Type: TypeMessage, Message: m}
 	if err := s.appendEntry(&e); err != nil {

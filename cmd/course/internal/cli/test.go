@@ -54,6 +54,11 @@ Without an exercise it tests the current one, as course watch does: it runs
 every exercise and shows the first graded one that fails. An optional
 (bonus) exercise is tested only when you name it.
 
+It runs without the race detector, as course status and course watch do,
+so that they agree. Grading always has it on: under an exercise that
+passes, of a lab whose code may run goroutines, it says which
+'go test -race' finds what this run does not look for.
+
 Exit status: 0 the exercise passes (without an exercise: every graded one
 does), 1 it fails, 2 the command line was wrong (an unknown exercise) or
 the tests could not be run.`,
@@ -97,7 +102,21 @@ func runTest(ctx context.Context, opts *TestOptions) error {
 		return cannotGrade(err)
 	}
 	eo := res.Exercises[0]
-	return testVerdict(out, res, eo, st)
+	if err := testVerdict(out, res, eo, st); err != nil {
+		return err
+	}
+	if !ws.Lab.Sequential {
+		fmt.Fprintln(out, st.Dim(raceNote(ex)))
+	}
+	return nil
+}
+
+// raceNote says, under a passing exercise of a lab whose code may run
+// goroutines, what grading adds: every grading build has the race
+// detector, which this run (like status and watch, so that they agree)
+// leaves out. A lab marked sequential cannot race in the student's code.
+func raceNote(e lab.Exercise) string {
+	return fmt.Sprintf("Grading runs it with the race detector on: go test -race -run %s finds a data race this run does not look for.", runPattern(e))
 }
 
 // runCurrentTest is `course test` without an exercise: it runs them all

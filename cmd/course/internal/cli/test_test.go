@@ -74,9 +74,30 @@ FAIL 7.1 One: 1 of 2 tests passed  (course hint 7.1 for a nudge)
 }
 
 func TestTestPasses(t *testing.T) {
-	out, _, err := testOf(t, map[string]*goTestRun{run72: newRun().pass("TestLab7_2_A").exit(0)}, nil, "7.2")
+	out, fake, err := testOf(t, map[string]*goTestRun{run72: newRun().pass("TestLab7_2_A").exit(0)}, nil, "7.2")
 	require.NoError(t, err)
-	assert.Equal(t, "7.2 Two  (go test -run Lab7_2)\n\n  ✓ TestLab7_2_A\n\nPASS 7.2 Two: 1 of 1 tests passed\n", out)
+	assert.Equal(t, []string{run72}, fake.runs(), "course test runs go test as the student would, without -race")
+	assert.Equal(t, "7.2 Two  (go test -run Lab7_2)\n\n  ✓ TestLab7_2_A\n\nPASS 7.2 Two: 1 of 1 tests passed\n"+
+		"Grading runs it with the race detector on: go test -race -run Lab7_2 finds a data race this run does not look for.\n",
+		out, "a lab whose code may run goroutines: a pass says what grading adds")
+}
+
+func TestTestOfASequentialLabSaysNothingOfRaces(t *testing.T) {
+	manifest := strings.Replace(demoManifest, `"editable"`, `"sequential": true, "editable"`, 1)
+	require.NotEqual(t, demoManifest, manifest)
+	fake := &fakeGoTest{t: t, respond: byPattern(map[string]*goTestRun{run72: newRun().pass("TestLab7_2_A").exit(0)})}
+	var out bytes.Buffer
+	opts := &TestOptions{IO: IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &bytes.Buffer{}},
+		Catalog: demoCatalogOf(t, manifest, false), Getenv: noEnv, GoTest: fake.goTest}
+	require.NoError(t, execute(newCmdTest(opts), "7.2", "--dir", demoWorkspace(t)))
+	assert.Equal(t, "7.2 Two  (go test -run Lab7_2)\n\n  ✓ TestLab7_2_A\n\nPASS 7.2 Two: 1 of 1 tests passed\n", out.String(),
+		"a sequential lab's code runs no goroutine, so the race detector has nothing of the student's to find")
+}
+
+func TestTestFailingSaysNothingOfRaces(t *testing.T) {
+	out, _, err := testOf(t, map[string]*goTestRun{run72: newRun().fail("TestLab7_2_A", "demo_test.go:9: not yet").exit(1)}, nil, "7.2")
+	assert.Equal(t, ExitFailure, exitCode(t, err))
+	assert.NotContains(t, out, "race detector", "a failing exercise has other work to do first")
 }
 
 func TestTestTakesTheShortID(t *testing.T) {

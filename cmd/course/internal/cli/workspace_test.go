@@ -61,9 +61,15 @@ const demoHints = `{
 // demoCatalog is a Catalog func holding lab 7, with hints unless noHints.
 func demoCatalog(t *testing.T, noHints bool) func() (*lab.Catalog, error) {
 	t.Helper()
+	return demoCatalogOf(t, demoManifest, noHints)
+}
+
+// demoCatalogOf is demoCatalog with another lab.json for lab 7.
+func demoCatalogOf(t *testing.T, manifest string, noHints bool) func() (*lab.Catalog, error) {
+	t.Helper()
 	labsFS := fstest.MapFS{
 		"go.mod":                 {Data: []byte("module github.com/coursekit/course/labs\n\ngo 1.22\n")},
-		"07-demo/.meta/lab.json": {Data: []byte(demoManifest)},
+		"07-demo/.meta/lab.json": {Data: []byte(manifest)},
 		"07-demo/demo.go":        {Data: []byte("package demo\n")},
 		"07-demo/demo_test.go":   {Data: []byte(demoTests)},
 	}

@@ -519,9 +519,14 @@ function legacyMessages() {
 	return { lines, add };
 }
 
-/** v1 is linear: no ids, no parents, a compaction that keeps from an index. */
+/**
+ * v1 is linear: no ids, no parents, a compaction that keeps from an index. Its
+ * header names a model and a thinking level, as old pi's did; no pi reads them
+ * (the context's come from the entries only), so they differ from the
+ * messages' here: a reader that took them would show.
+ */
 function v1() {
-	const header = { type: "session", id: sessionID(), timestamp: new Date().toISOString(), cwd: CWD, provider: "anthropic", modelId: "claude-sonnet-4-5", thinkingLevel: "off" };
+	const header = { type: "session", id: sessionID(), timestamp: new Date().toISOString(), cwd: CWD, provider: "openai", modelId: "gpt-4.1", thinkingLevel: "high" };
 	const { lines, add } = legacyMessages();
 	clock.advance(2, 17);
 	lines.push({ type: "compaction", timestamp: new Date().toISOString(), summary: "Asked about go.mod.", firstKeptEntryIndex: 5, tokensBefore: 5000 });

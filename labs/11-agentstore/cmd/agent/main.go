@@ -4,10 +4,13 @@
 // every message in your store, in .teaching-agent/session.jsonl.
 //
 //	go run ./cmd/agent                      # the three requests
-//	go run ./cmd/agent -budget 300          # a smaller budget: compactions appear
+//	go run ./cmd/agent -reset -budget 300   # a new session, a smaller budget: compactions appear
 //	go run ./cmd/agent "read go.mod"        # your own requests
 //	go run ./cmd/agent -from ID "try again" # go back to entry ID first: a new branch
-//	go run ./cmd/agent -reset               # start a new session (the old one is kept)
+//	go run ./cmd/agent -reset               # start over (the old file is kept), then the requests
+//
+// Every run goes on in the session the file holds, unless -reset starts a
+// new one first.
 //
 // The model is a script, not a network call: like a real model it sees only
 // the context your BuildContext gives it, and the same context gets the
