@@ -2,8 +2,8 @@ package class
 
 import (
 	"slices"
-	"strings"
 
+	"github.com/coursekit/course/grader/names"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/safetext"
 )
@@ -84,7 +84,7 @@ func students(reports []*report.Report, notGraded map[string]string, exercises [
 		}
 		out = append(out, st)
 	}
-	slices.SortFunc(out, func(a, b Student) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b Student) int { return names.Compare(a.Name, b.Name) })
 	return out
 }
 
