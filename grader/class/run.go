@@ -160,8 +160,8 @@ func WriteTable(w io.Writer, results []Result, ids []string, st format.Style) er
 			case !r.Report.Build.OK:
 				note = "build failed"
 			}
-			if r.Report.Late != nil && r.Report.Late.Penalty > 0 {
-				note = joinNote(note, lateNote(r.Report.Late))
+			if n := r.Report.Late.Note(); n != "" {
+				note = joinNote(note, n)
 			}
 		}
 		if note != "" {

@@ -68,7 +68,8 @@ func (s Student) LatePenalty() (float64, bool) {
 // WithinGrace reports whether the submission came after the due date but
 // within the policy's grace period, so that nothing was taken.
 func (s Student) WithinGrace() bool {
-	return s.Late != nil && s.Late.Late == 0 && s.Late.Submitted.After(s.Late.Due)
+	_, ok := s.Late.InGrace()
+	return ok
 }
 
 func students(reports []*report.Report, notGraded map[string]string, exercises []ExerciseStats) []Student {
