@@ -534,6 +534,48 @@ func TestGradeGradescopeExplainsAnUnreadableSubmission(t *testing.T) {
 	}
 }
 
+// TestGradeGradescopeGradesTheOnlyGoFileOfAnUpload: Gradescope keeps an
+// upload named alice.go in /autograder/submission; the directory is graded
+// as that file, as the command line grades a lone file of any name. Two Go
+// files there are an error that names them, in results.json too.
+func TestGradeGradescopeGradesTheOnlyGoFileOfAnUpload(t *testing.T) {
+	src := labSources(t)
+	gradescope := func(files map[string][]byte) (result, map[string]any) {
+		dir := t.TempDir()
+		upload := filepath.Join(dir, "submission")
+		require.NoError(t, os.Mkdir(upload, 0o755))
+		for name, data := range files {
+			require.NoError(t, os.WriteFile(filepath.Join(upload, name), data, 0o644))
+		}
+		out := filepath.Join(dir, "results.json")
+		r := run(t, nil, "grade", "--chapter", "10", "--format", "gradescope", "-o", out, upload)
+		data, err := os.ReadFile(out)
+		require.NoError(t, err, "course grade --format gradescope -o %s %s: %s", out, upload, r.stderr)
+		var res map[string]any
+		require.NoError(t, json.Unmarshal(data, &res), string(data))
+		return r, res
+	}
+
+	// A rejected file is graded at once, and is graded: not "holds no session.go".
+	r, res := gradescope(map[string][]byte{"alice.go": src.rejected})
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, res["output"], `import "os" is not allowed`, "alice.go was read and checked")
+	assert.NotEmpty(t, res["tests"], "an entry per exercise")
+
+	r, res = gradescope(map[string][]byte{"alice.go": src.rejected, "helper.go": src.stub})
+	assert.Equal(t, 2, r.code)
+	const why = "holds no session.go, and 2 other .go files that could be it (alice.go, helper.go): name the one to grade session.go, or hand it in alone"
+	assert.Contains(t, r.stderr, why)
+	assert.Contains(t, res["output"], "Your submission "+why+".", "the student sees why in results.json")
+
+	if testing.Short() {
+		return
+	}
+	r, res = gradescope(map[string][]byte{"alice.go": src.solution})
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.EqualValues(t, 100, res["score"], "the reference solution uploaded as alice.go")
+}
+
 // ttyBuffer is a stream that says it is a terminal. Its lock makes it
 // safe for the progress bar's writes.
 type ttyBuffer struct {
