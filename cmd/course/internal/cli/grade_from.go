@@ -23,7 +23,7 @@ func runGradeFrom(opts *GradeOptions) error {
 		return usageError(fmt.Errorf("--from %s: only --format text, json or junit, --csv (with --roster) and --html take a saved report", opts.From))
 	}
 	if err := checkOutputs(opts, nil); err != nil {
-		return usageError(err)
+		return inputError(err)
 	}
 	if err := checkCSVFlags(opts); err != nil {
 		return usageError(err)
@@ -47,7 +47,7 @@ func runGradeFrom(opts *GradeOptions) error {
 	}
 	l, err := catalog.Lookup(chapter)
 	if err != nil {
-		return usageError(fmt.Errorf("--from %s: %w", opts.From, err))
+		return inputError(fmt.Errorf("--from %s: %w", opts.From, err))
 	}
 	var results []classpkg.Result
 	for _, r := range reports {
@@ -72,7 +72,7 @@ func runGradeFrom(opts *GradeOptions) error {
 	if opts.CSV != "" {
 		table, err := openCSV(opts, ids)
 		if err != nil {
-			return usageError(err)
+			return inputError(err)
 		}
 		for _, r := range results {
 			if err := table.add(r); err != nil {

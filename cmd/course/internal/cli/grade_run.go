@@ -55,7 +55,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	var table csvSink
 	if opts.CSV != "" {
 		if table, err = openCSV(opts, run.ids); err != nil {
-			return usageError(err)
+			return inputError(err)
 		}
 		defer table.close()
 		if opts.OnlyFailed && !run.onlyFailed(table) {
@@ -104,6 +104,9 @@ func planGrade(opts *GradeOptions) (*gradeRun, error) {
 	}
 	var err error
 	if run.late, err = newLateRule(opts); err != nil {
+		if se := (*late.SourceError)(nil); errors.As(err, &se) {
+			return nil, inputError(err) // the times cannot be read, not a flag
+		}
 		return nil, usageError(err)
 	}
 	if err := checkCSVFlags(opts); err != nil {
@@ -119,7 +122,7 @@ func planGrade(opts *GradeOptions) (*gradeRun, error) {
 		return nil, usageError(err)
 	}
 	if err := checkOutputs(opts, run.paths); err != nil {
-		return nil, usageError(err)
+		return nil, inputError(err)
 	}
 	if err := run.read(); err != nil {
 		return nil, err
@@ -231,7 +234,7 @@ func (run *gradeRun) newGrader() (*grader.Grader, error) {
 		return nil, cannotGrade(err)
 	}
 	if err != nil {
-		return nil, usageError(err) // --tests DIR
+		return nil, inputError(err) // --tests DIR
 	}
 	if iso := g.Isolation(); iso.Level != report.LevelFull {
 		// Asked for with --sandbox best or off: say once, where a person
