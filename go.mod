@@ -14,6 +14,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.10.2
 	github.com/stretchr/testify v1.12.1
+	github.com/yuin/goldmark v1.7.8
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/mod v0.30.0
 	golang.org/x/sys v0.38.0

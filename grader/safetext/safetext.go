@@ -6,7 +6,6 @@ package safetext
 
 import (
 	"fmt"
-	"html"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -75,18 +74,28 @@ func FirstLine(s string) string {
 }
 
 // Markdown makes one line of text safe in Markdown prose or a table cell:
-// spaces collapsed, control characters made visible, HTML escaped, and the
-// characters Markdown would read as markup (emphasis, links, images,
-// tables, headings) backslash-escaped. A bare URL may still be shown as a
-// link by renderers that link them: put text a student chose in a CodeSpan.
+// spaces collapsed, control characters made visible, the characters
+// Markdown would read as markup (emphasis, links, images, tables,
+// headings) backslash-escaped, and <, > and & written as entities, so that
+// no HTML is read. A bare URL may still be shown as a link by renderers
+// that link them: put text a student chose in a CodeSpan.
 func Markdown(s string) string {
-	s = html.EscapeString(Printable(strings.Join(strings.Fields(s), " ")))
+	s = Printable(strings.Join(strings.Fields(s), " "))
 	var b strings.Builder
 	for _, r := range s {
-		if strings.ContainsRune("\\`*_[]|#!~", r) {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case strings.ContainsRune("\\`*_[]|#!~", r):
 			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
 	}
 	return b.String()
 }
