@@ -76,7 +76,7 @@ func TestWriteSaysNothingOfHiddenTestsButCounts(t *testing.T) {
 	ex := report.ExerciseReport{ID: "10.1", Name: "PathTo", MaxPoints: 15, Scoring: "all", Output: "printed in a hidden run: SECRET-OUTSIDE",
 		Tests: []report.TestReport{
 			{Name: "TestLab10_1_ReturnsBranchRootFirst", Status: report.StatusPass},
-			{Name: "TestLab10_1_HiddenCycleFarUpTheChain", Status: report.StatusPass, Hidden: true},
+			{Name: "TestLab10_1_HiddenMadeUpForThisTest", Status: report.StatusPass, Hidden: true},
 			failing("TestLab10_1_HiddenSecretName", "hidden_test.go:3: SECRET-INPUT", true),
 		}}
 	ex.Fail(report.Cause{Kind: report.Race, Hidden: true, Detail: "read at hidden_test.go:7 SECRET-RACE"})

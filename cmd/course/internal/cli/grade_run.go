@@ -31,6 +31,7 @@ type gradeRun struct {
 	class      bool     // more than one: a table, not a report
 	subs       []*submission.Submission
 	unreadable []classpkg.Result // the paths that could not be read: rows of their own
+	feedback   *feedbackPlan     // --feedback
 	late       *late.Rule
 	mode       sandbox.Mode
 	memory     int64
@@ -126,6 +127,9 @@ func planGrade(opts *GradeOptions) (*gradeRun, error) {
 	}
 	if err := run.read(); err != nil {
 		return nil, err
+	}
+	if run.feedback, err = planFeedback(opts, run.paths, run.names()); err != nil {
+		return nil, inputError(err)
 	}
 	return run, nil
 }
@@ -261,6 +265,18 @@ func (run *gradeRun) onlyFailed(table csvSink) bool {
 	return true
 }
 
+// names are the names of the submissions, read or not.
+func (run *gradeRun) names() []string {
+	var out []string
+	for _, s := range run.subs {
+		out = append(out, s.Name)
+	}
+	for _, r := range run.unreadable {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
 // total is how many submissions this run is about.
 func (run *gradeRun) total() int { return len(run.subs) + len(run.unreadable) }
 
@@ -331,6 +347,9 @@ func (run *gradeRun) reportOne(results []classpkg.Result) error {
 	if err := writeHTML(opts, results, run.lab, run.whole); err != nil {
 		return cannotGrade(err)
 	}
+	if err := run.feedback.write(opts, results, run.lab); err != nil {
+		return cannotGrade(err)
+	}
 	if !r.Report.Passed() {
 		failed := 0
 		for _, ex := range r.Report.Exercises {
@@ -394,6 +413,9 @@ func (run *gradeRun) reportClass(results []classpkg.Result, elapsed time.Duratio
 		fmt.Fprintln(opts.IO.ErrOut, closing)
 	}
 	if err := writeHTML(opts, results, run.lab, run.whole); err != nil {
+		return cannotGrade(err)
+	}
+	if err := run.feedback.write(opts, results, run.lab); err != nil {
 		return cannotGrade(err)
 	}
 	switch {

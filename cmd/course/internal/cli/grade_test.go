@@ -417,7 +417,7 @@ func TestGradeUsageErrors(t *testing.T) {
 		{[]string{"--late", "10%/day", a}, "--late needs --times: a CSV file of submission,submitted_at (an LMS export, a platform's push events) or gradescope (Gradescope's submission metadata)", false},
 		{[]string{"--late", "10%/day", "--times", times, a}, "--late needs --due, the due date as an RFC 3339 time such as 2026-12-01T23:59:00Z (only --times gradescope reads it from Gradescope)", false},
 		{[]string{"--late", "10%/day", "--times", times, "--due", "tomorrow", a}, `--due "tomorrow": want an RFC 3339 time such as 2026-12-01T23:59:00Z or 2026-12-01T23:59:00+08:00`, false},
-		{[]string{"--from", missing, "--times", times}, "--from " + missing + ": only --format text, json or junit, --csv (with --roster) and --html take a saved report", false},
+		{[]string{"--from", missing, "--times", times}, "--from " + missing + ": only --format text, json or junit, --csv (with --roster), --html and --feedback take a saved report", false},
 		{[]string{"--late", "10%/day", "--times", missing, "--due", "2026-12-01T00:00:00Z", a}, "--times: open " + missing + ": no such file or directory", true},
 		{[]string{"--from", missing, a}, "--from " + missing + " reads a saved report: give no submissions (got " + a + ")", false},
 		{[]string{"-o", notes, a}, "-o " + notes + ": the file exists; use --force to overwrite it", true},
