@@ -189,4 +189,5 @@ func TestFileNamesAreSafeAndDistinct(t *testing.T) {
 	again := feedback.FileNames([]string{"Alice", "alice"})
 	assert.Equal(t, []string{got[3], got[0]}, again, "a name's file does not depend on the others' order")
 	assert.Equal(t, []string{"bob.md"}, feedback.FileNames([]string{"bob"}), "a name that is safe stays as it is")
+	assert.Equal(t, "alice-2bd806c9.md", again[1], "the example of docs/instructors.md")
 }
