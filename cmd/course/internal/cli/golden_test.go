@@ -19,6 +19,7 @@ import (
 	classpkg "github.com/coursekit/course/grader/class"
 	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/release/releasetest"
+	"github.com/coursekit/course/grader/report"
 )
 
 // update rewrites the golden files: go test ./cmd/course/internal/cli -run Golden -update
@@ -31,6 +32,18 @@ var update = flag.Bool("update", false, "rewrite the golden files of TestGoldenâ
 // graded; late penalties on two. Its times are fixed and its outputs cut
 // short, so that every format made of it is the same on every machine.
 const goldenClass = "testdata/golden/class.json"
+
+// readGoldenClass reads the reports of the saved class, and the names and
+// reasons of the submissions it could not grade.
+func readGoldenClass(t *testing.T) ([]*report.Report, map[string]string) {
+	t.Helper()
+	f, err := os.Open(goldenClass)
+	require.NoError(t, err)
+	defer f.Close()
+	reports, notGraded, err := classpkg.ReadJSON(f)
+	require.NoError(t, err)
+	return reports, notGraded
+}
 
 // golden compares got with the golden file name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
@@ -99,11 +112,7 @@ func TestGoldenClassOutputs(t *testing.T) {
 // dropped.
 func TestGoldenClassOutputsFromATrimmedReport(t *testing.T) {
 	releasetest.SkipInRelease(t, "the golden files name hidden tests")
-	f, err := os.Open(goldenClass)
-	require.NoError(t, err)
-	defer f.Close()
-	reports, notGraded, err := classpkg.ReadJSON(f)
-	require.NoError(t, err)
+	reports, notGraded := readGoldenClass(t)
 	var results []classpkg.Result
 	for _, r := range reports {
 		for i := range r.Exercises {
@@ -142,11 +151,7 @@ func TestGoldenClassOutputsFromATrimmedReport(t *testing.T) {
 // Markdown summary, the CSV row); JSON is from.json's.
 func TestGoldenReportFormats(t *testing.T) {
 	releasetest.SkipInRelease(t, "the golden files name hidden tests")
-	f, err := os.Open(goldenClass)
-	require.NoError(t, err)
-	defer f.Close()
-	reports, _, err := classpkg.ReadJSON(f)
-	require.NoError(t, err)
+	reports, _ := readGoldenClass(t)
 	require.Len(t, reports, 8)
 	ids := []string{"10.1", "10.2", "10.3", "10.4", "10.5", "10.6"}
 	env := map[string]string{"CLASSROOM": "go-fall", "ASSIGNMENT": "lab10", "ASSIGNMENT_TYPE": "individual",

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	classpkg "github.com/coursekit/course/grader/class"
 	"github.com/coursekit/course/grader/release/releasetest"
 )
 
@@ -24,11 +23,7 @@ func TestGoldenFeedback(t *testing.T) {
 	assert.Equal(t, 2, r.code, "the exit status of the run that made the report: %s", r.stderr)
 	assert.Contains(t, r.stderr, "feedback for 9 submissions in "+dir+"\n")
 
-	f, err := os.Open(goldenClass)
-	require.NoError(t, err)
-	defer f.Close()
-	reports, notGraded, err := classpkg.ReadJSON(f)
-	require.NoError(t, err)
+	reports, notGraded := readGoldenClass(t)
 	var secrets []string
 	for _, rep := range reports {
 		for _, ex := range rep.Exercises {
