@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/coursekit/course/grader/format"
+	"github.com/coursekit/course/grader/names"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/safetext"
 	"github.com/coursekit/course/grader/submission"
@@ -71,9 +72,10 @@ func GradeAll(ctx context.Context, g Grader, subs []*submission.Submission, jobs
 	return out
 }
 
-// Sort puts results in the order of their names.
+// Sort puts results in the order of their names, as people read them
+// (names.Compare).
 func Sort(results []Result) {
-	sort.SliceStable(results, func(i, j int) bool { return results[i].Name < results[j].Name })
+	slices.SortStableFunc(results, func(a, b Result) int { return names.Compare(a.Name, b.Name) })
 }
 
 // Split returns the reports of the graded results and, name → first line
@@ -158,8 +160,8 @@ func WriteTable(w io.Writer, results []Result, ids []string, st format.Style) er
 			case !r.Report.Build.OK:
 				note = "build failed"
 			}
-			if r.Report.Late != nil && r.Report.Late.Penalty > 0 {
-				note = joinNote(note, lateNote(r.Report.Late))
+			if n := r.Report.Late.Note(); n != "" {
+				note = joinNote(note, n)
 			}
 		}
 		if note != "" {

@@ -171,3 +171,41 @@ func TestElapsedLine(t *testing.T) {
 	assert.Equal(t, "graded 1 submission in 2.5s", Elapsed(1, 0, 2500*time.Millisecond))
 	assert.Equal(t, "graded 3 submissions in 10.0s, 1 could not be graded", Elapsed(3, 1, 10*time.Second))
 }
+
+// TestClassListsNamesAsPeopleReadThem: the table, the summary's students
+// and the JUnit suites of a class come in a collation's order, not byte
+// order ("Zoë" after "alice", "bob2" before "bob10").
+func TestClassListsNamesAsPeopleReadThem(t *testing.T) {
+	var results []Result
+	var reports []*report.Report
+	for _, n := range []string{"Zoë", "bob10", "alice", "Bob", "bob2"} {
+		r := reportOf(n, 1, pass71())
+		results = append(results, Result{Name: n, Path: r.Path, Report: r})
+		reports = append(reports, r)
+	}
+	results = append(results, Result{Name: "Émile", Err: errors.New("holds no session.go")})
+	want := []string{"alice", "Bob", "bob2", "bob10", "Émile", "Zoë"}
+
+	Sort(results)
+	var got []string
+	for _, r := range results {
+		got = append(got, r.Name)
+	}
+	assert.Equal(t, want, got, "Sort(results)")
+
+	var table bytes.Buffer
+	require.NoError(t, WriteTable(&table, results, []string{"7.1"}, format.Style{}))
+	var rows []string
+	for _, line := range strings.Split(strings.TrimSpace(table.String()), "\n")[1:] {
+		rows = append(rows, strings.Fields(line)[0])
+	}
+	assert.Equal(t, want, rows, "WriteTable's rows in\n%s", table.String())
+
+	s, err := Summarize(reports, map[string]string{"Émile": "holds no session.go"}, nil)
+	require.NoError(t, err)
+	got = nil
+	for _, st := range s.Students {
+		got = append(got, st.Name)
+	}
+	assert.Equal(t, want, got, "Summarize(...).Students")
+}

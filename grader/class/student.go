@@ -2,8 +2,8 @@ package class
 
 import (
 	"slices"
-	"strings"
 
+	"github.com/coursekit/course/grader/names"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/safetext"
 )
@@ -68,7 +68,8 @@ func (s Student) LatePenalty() (float64, bool) {
 // WithinGrace reports whether the submission came after the due date but
 // within the policy's grace period, so that nothing was taken.
 func (s Student) WithinGrace() bool {
-	return s.Late != nil && s.Late.Late == 0 && s.Late.Submitted.After(s.Late.Due)
+	_, ok := s.Late.InGrace()
+	return ok
 }
 
 func students(reports []*report.Report, notGraded map[string]string, exercises []ExerciseStats) []Student {
@@ -84,7 +85,7 @@ func students(reports []*report.Report, notGraded map[string]string, exercises [
 		}
 		out = append(out, st)
 	}
-	slices.SortFunc(out, func(a, b Student) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b Student) int { return names.Compare(a.Name, b.Name) })
 	return out
 }
 

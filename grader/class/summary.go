@@ -12,9 +12,9 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/coursekit/course/grader/lab"
+	"github.com/coursekit/course/grader/names"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/safetext"
 )
@@ -176,7 +176,7 @@ func Summarize(reports []*report.Report, notGraded map[string]string, l *lab.Lab
 		return nil, err
 	}
 	sorted := slices.Clone(reports)
-	slices.SortFunc(sorted, func(a, b *report.Report) int { return strings.Compare(a.Submission, b.Submission) })
+	slices.SortFunc(sorted, func(a, b *report.Report) int { return names.Compare(a.Submission, b.Submission) })
 	if len(sorted) > 0 {
 		s.MaxScore = sorted[0].MaxScore
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coursekit/course/grader/names"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/safetext"
 )
@@ -28,15 +29,30 @@ type junitTestsuites struct {
 }
 
 type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
-	Properties []junitProperty `xml:"properties>property,omitempty"`
-	Cases      []junitCase     `xml:"testcase"`
-	SystemOut  string          `xml:"system-out,omitempty"`
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Time       string           `xml:"time,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+	SystemOut  string           `xml:"system-out,omitempty"`
+}
+
+// junitProperties is a <properties> element: a pointer to it, nil when
+// there are none, leaves it out (encoding/xml writes an empty
+// <properties></properties> for an empty "properties>property" slice).
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+// props makes the <properties> of ps: nil, and none written, when empty.
+func props(ps ...junitProperty) *junitProperties {
+	if len(ps) == 0 {
+		return nil
+	}
+	return &junitProperties{Property: ps}
 }
 
 type junitProperty struct {
@@ -45,13 +61,13 @@ type junitProperty struct {
 }
 
 type junitCase struct {
-	Classname  string          `xml:"classname,attr"`
-	Name       string          `xml:"name,attr"`
-	Properties []junitProperty `xml:"properties>property,omitempty"`
-	Failure    *junitFailure   `xml:"failure,omitempty"`
-	Error      *junitFailure   `xml:"error,omitempty"`
-	Skipped    *junitSkipped   `xml:"skipped,omitempty"`
-	SystemOut  string          `xml:"system-out,omitempty"`
+	Classname  string           `xml:"classname,attr"`
+	Name       string           `xml:"name,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Failure    *junitFailure    `xml:"failure,omitempty"`
+	Error      *junitFailure    `xml:"error,omitempty"`
+	Skipped    *junitSkipped    `xml:"skipped,omitempty"`
+	SystemOut  string           `xml:"system-out,omitempty"`
 }
 
 type junitFailure struct {
@@ -83,11 +99,11 @@ func JUnit(r *report.Report) ([]byte, error) {
 		suite := junitSuite{
 			Name: ex.ID + " " + ex.Name,
 			Time: seconds(ex.Seconds),
-			Properties: []junitProperty{
-				{"passed", fmt.Sprint(ex.Passed)},
-				{"points", report.FormatPoints(ex.Points)},
-				{"max_points", fmt.Sprint(ex.MaxPoints)},
-			},
+			Properties: props(
+				junitProperty{"passed", fmt.Sprint(ex.Passed)},
+				junitProperty{"points", report.FormatPoints(ex.Points)},
+				junitProperty{"max_points", fmt.Sprint(ex.MaxPoints)},
+			),
 			SystemOut: ex.Output,
 		}
 		suite.add(r, ex, suite.Name, "")
@@ -104,7 +120,7 @@ func JUnit(r *report.Report) ([]byte, error) {
 func JUnitClass(name string, reports []*report.Report, notGraded map[string]string) ([]byte, error) {
 	doc := junitTestsuites{Name: name}
 	var total float64
-	for _, sub := range slices.Sorted(maps.Keys(notGraded)) {
+	for _, sub := range slices.SortedFunc(maps.Keys(notGraded), names.Compare) {
 		// Names and reasons come from what students chose: escaped, so
 		// that a CI page shows them as they are (no bidi reordering).
 		shown := safetext.Line(sub)
@@ -113,9 +129,10 @@ func JUnitClass(name string, reports []*report.Report, notGraded map[string]stri
 	}
 	for _, r := range reports {
 		total += r.Seconds
-		suite := junitSuite{Name: safetext.Line(r.Submission), Time: seconds(r.Seconds), Properties: []junitProperty{
-			{"score", report.FormatPoints(r.Score)}, {"max_score", fmt.Sprint(r.MaxScore)}, {"path", safetext.Line(r.Path)},
-		}}
+		suite := junitSuite{Name: safetext.Line(r.Submission), Time: seconds(r.Seconds), Properties: props(
+			junitProperty{"score", report.FormatPoints(r.Score)}, junitProperty{"max_score", fmt.Sprint(r.MaxScore)},
+			junitProperty{"path", safetext.Line(r.Path)},
+		)}
 		for _, ex := range r.Exercises {
 			suite.add(r, ex, ex.ID+" "+ex.Name, ex.ID+" ")
 		}
@@ -132,7 +149,7 @@ func (s *junitSuite) add(r *report.Report, ex report.ExerciseReport, class, pref
 	for _, t := range ex.Tests {
 		c := junitCase{Classname: class, Name: t.Name}
 		if t.Points != nil && t.MaxPoints != nil {
-			c.Properties = []junitProperty{{"points", report.FormatPoints(*t.Points)}, {"max_points", report.FormatPoints(*t.MaxPoints)}}
+			c.Properties = props(junitProperty{"points", report.FormatPoints(*t.Points)}, junitProperty{"max_points", report.FormatPoints(*t.MaxPoints)})
 		}
 		switch t.Status {
 		case report.StatusPass:

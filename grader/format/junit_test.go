@@ -226,3 +226,36 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// TestJUnitLeavesOutEmptyProperties: a test case without points (every
+// test of an exercise scored all or nothing) has no <properties> element
+// at all, not an empty one; one scored per test has its points.
+func TestJUnitLeavesOutEmptyProperties(t *testing.T) {
+	earned, worth := 5.0, 5.0
+	r := &report.Report{Submission: "alice", Lab: "10", Build: report.Build{OK: true}, Exercises: []report.ExerciseReport{
+		{ID: "10.1", Name: "PathTo", Passed: true, Points: 15, MaxPoints: 15, Tests: []report.TestReport{{Name: "TestLab10_1_A", Status: report.StatusPass}}},
+		{ID: "10.2", Name: "Parse", Passed: true, Points: 5, MaxPoints: 5, Scoring: "per-test",
+			Tests: []report.TestReport{{Name: "TestLab10_2_A", Status: report.StatusPass, Points: &earned, MaxPoints: &worth}}},
+	}}
+	for _, doc := range [][]byte{must(JUnit(r)), must(JUnitClass("lab 10", []*report.Report{r}, nil))} {
+		assert.NotContains(t, string(doc), "<properties></properties>")
+		assert.NotRegexp(t, `<properties>\s*</properties>`, string(doc))
+		assert.Contains(t, string(doc), `<property name="points" value="5"></property>`, "a test scored per test keeps its points")
+	}
+	doc := parseJUnit(t, r)
+	assert.Empty(t, doc.Suites[0].Cases[0].Properties)
+	assert.Len(t, doc.Suites[0].Properties, 3, "an exercise's suite keeps passed, points and max_points")
+}
+
+// TestJUnitClassListsNotGradedNamesAsPeopleRead: the suites of submissions
+// that could not be graded come in names.Compare's order.
+func TestJUnitClassListsNotGradedNamesAsPeopleRead(t *testing.T) {
+	data := must(JUnitClass("lab 10", nil, map[string]string{"Zoë": "x", "alice": "x", "Bob": "x"}))
+	var doc parsedSuites
+	require.NoError(t, xml.Unmarshal(data, &doc))
+	var got []string
+	for _, s := range doc.Suites {
+		got = append(got, s.Name)
+	}
+	assert.Equal(t, []string{"alice", "Bob", "Zoë"}, got)
+}

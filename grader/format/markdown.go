@@ -2,7 +2,6 @@ package format
 
 import (
 	"fmt"
-	"html"
 	"io"
 	"strings"
 
@@ -17,16 +16,16 @@ import (
 // as text and never as Markdown or HTML.
 func WriteMarkdown(w io.Writer, r *report.Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Lab %s: %s of %d points\n\n", mdText(r.Lab), report.FormatPoints(r.Score), r.MaxScore)
+	fmt.Fprintf(&b, "### Lab %s: %s of %d points\n\n", safetext.Markdown(r.Lab), report.FormatPoints(r.Score), r.MaxScore)
 	if !r.Build.OK {
 		what := "did not build"
 		if r.Build.Rejected {
 			what = "was rejected before building"
 		}
-		fmt.Fprintf(&b, "The file %s: %s\n\n", what, mdText(CompilerLine(r.Build.Output)))
+		fmt.Fprintf(&b, "The file %s: %s\n\n", what, safetext.Markdown(CompilerLine(r.Build.Output)))
 	}
 	if d := r.Late.Describe(); d != "" {
-		fmt.Fprintf(&b, "Submitted %s.\n\n", mdText(d))
+		fmt.Fprintf(&b, "Submitted %s.\n\n", safetext.Markdown(d))
 	}
 	b.WriteString("| Exercise | Name | Result | Tests passed | Points | First failure |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- |\n")
@@ -35,32 +34,16 @@ func WriteMarkdown(w io.Writer, r *report.Report) error {
 		if !ex.Passed {
 			verdict = "**fail**"
 			if t, ok := ex.FirstFailure(); ok && !t.Hidden {
-				first = mdText(t.Name) + " (" + mdText(t.Status) + ")"
+				first = safetext.Markdown(t.Name) + " (" + safetext.Markdown(t.Status) + ")"
 			} else if ex.Reason != "" {
-				first = mdText(ex.Reason)
+				first = safetext.Markdown(ex.Reason)
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d/%d | %s/%d | %s |\n", mdText(ex.ID), mdText(ex.Name), verdict,
+		fmt.Fprintf(&b, "| %s | %s | %s | %d/%d | %s/%d | %s |\n", safetext.Markdown(ex.ID), safetext.Markdown(ex.Name), verdict,
 			ex.TestsPassed(), len(ex.Tests), report.FormatPoints(ex.Points), ex.MaxPoints, first)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// mdText makes one line of text safe in a Markdown table cell: HTML
-// escaped, control characters made visible, and the characters Markdown
-// would read as markup backslash-escaped.
-func mdText(s string) string {
-	s = safetext.Printable(strings.Join(strings.Fields(s), " "))
-	s = html.EscapeString(s)
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("\\`*_[]|#!~", r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // CompilerLine picks the first line of a build's output that says what is

@@ -106,7 +106,8 @@ func WriteText(w io.Writer, r *report.Report, st Style) error {
 }
 
 // FailureExcerpt keeps the lines of a test's output a person needs: the
-// testify block, without the === RUN / --- FAIL framing.
+// testify block, without the === RUN / --- FAIL framing, at most 30 lines,
+// control characters made visible.
 func FailureExcerpt(out string) string {
 	var keep []string
 	for _, line := range strings.Split(out, "\n") {

@@ -272,6 +272,7 @@ func Combine(ex lab.Exercise, parts []report.ExerciseReport) report.ExerciseRepo
 	}
 	if er.Passed {
 		er.Points = float64(er.MaxPoints)
+		er.KeepFailureOutputOnly()
 	} else {
 		er.Fail(causes...)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/coursekit/course/grader/harness"
+	"github.com/coursekit/course/grader/lab"
 	"github.com/coursekit/course/grader/report"
 	"github.com/coursekit/course/grader/sandbox"
 	"github.com/coursekit/course/grader/testjson"
@@ -75,4 +76,25 @@ func TestJudgeSharedNeedsTheHarnessEnd(t *testing.T) {
 	assert.False(t, Shared(er, r, r.Tests), "Shared with a report that never ended: want undecided")
 	r = cleanRun(harness.Parse([]byte("n pass TestA\nn end 0\n"), "n"), "TestA")
 	assert.True(t, Shared(er, r, r.Tests), "Shared with a clean report and exit 0: want a pass")
+}
+
+// TestCombineKeepsOnlyWhatAReportShows: an exercise that passed keeps no
+// output of its tests (the runner's framing, most of a correct
+// submission's JSON); one that failed keeps every test's output, the
+// passed ones too, where a race or an exit status may have left a trace.
+func TestCombineKeepsOnlyWhatAReportShows(t *testing.T) {
+	ex := lab.Exercise{ID: "10.1", Name: "PathTo", Points: 15}
+	pass := report.TestReport{Name: "TestLab10_1_A", Status: report.StatusPass, Output: "=== RUN   TestLab10_1_A\n--- PASS: TestLab10_1_A\n"}
+	hidden := report.TestReport{Name: "TestLab10_1_HiddenB", Status: report.StatusPass, Hidden: true, Output: "=== RUN   TestLab10_1_HiddenB\n"}
+	passed := Combine(ex, []report.ExerciseReport{{Passed: true, Tests: []report.TestReport{pass}}, {Passed: true, Tests: []report.TestReport{hidden}}})
+	assert.True(t, passed.Passed)
+	for _, tr := range passed.Tests {
+		assert.Empty(t, tr.Output, "Combine(a passed exercise): test %s keeps its output", tr.Name)
+	}
+
+	fail := report.TestReport{Name: "TestLab10_1_C", Status: report.StatusFail, Output: "want x, got y\n"}
+	failed := Combine(ex, []report.ExerciseReport{{Tests: []report.TestReport{pass, fail}, Causes: []report.Cause{{Kind: report.TestsFailed}}}})
+	assert.False(t, failed.Passed)
+	assert.Equal(t, pass.Output, failed.Tests[0].Output, "Combine(a failed exercise) keeps a passed test's output")
+	assert.Equal(t, fail.Output, failed.Tests[1].Output)
 }

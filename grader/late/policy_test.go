@@ -67,6 +67,40 @@ func TestPolicyApply(t *testing.T) {
 	assert.Contains(t, format.Gradescope(r).Output, "Your submission was late by 25h0m0s")
 }
 
+// TestPolicyApplySaysLateWithinGrace: a submission after the due date but
+// within the grace period loses nothing, and every report says it was
+// late and forgiven, never "on time".
+func TestPolicyApplySaysLateWithinGrace(t *testing.T) {
+	due := time.Date(2026, 11, 30, 23, 59, 0, 0, time.UTC)
+	p, err := Parse("10%/day, grace 10m")
+	require.NoError(t, err)
+	for _, c := range []struct {
+		late        time.Duration
+		describe    string
+		note        string
+		graceReport bool
+	}{
+		{-time.Hour, "", "", false},
+		{0, "", "", false},
+		{4 * time.Minute, "late by 4m0s, within the grace period: nothing taken (10%/day, grace 10m, due 2026-11-30T23:59:00Z)", "late 4m0s: in grace, nothing taken", true},
+		{11 * time.Minute, "late by 11m0s: 10% taken (10%/day, grace 10m, due 2026-11-30T23:59:00Z), raw score 90", "late 11m0s: -10%", false},
+	} {
+		r := &report.Report{Score: 90, MaxScore: 100}
+		p.Apply(r, due, due.Add(c.late))
+		_, inGrace := r.Late.InGrace()
+		assert.Equal(t, c.graceReport, inGrace, "Apply(%s late).InGrace()", c.late)
+		assert.Equal(t, c.describe, r.Late.Describe(), "Apply(%s late).Describe()", c.late)
+		assert.Equal(t, c.note, r.Late.Note(), "Apply(%s late).Note()", c.late)
+	}
+	cutoff, err := Parse("0 after 3 days")
+	require.NoError(t, err)
+	r := &report.Report{Score: 90, MaxScore: 100}
+	cutoff.Apply(r, due, due.Add(time.Hour))
+	assert.Equal(t, "late 1h0m0s: nothing taken", r.Late.Note(), "late before a cutoff, with no rate")
+	var none *report.Late
+	assert.Empty(t, none.Note()+none.Describe(), "no late policy: nothing to say")
+}
+
 func TestGradescopeTimes(t *testing.T) {
 	write := func(json string) string {
 		p := filepath.Join(t.TempDir(), "submission_metadata.json")

@@ -67,7 +67,9 @@ type TestReport struct {
 	Name   string `json:"name"`
 	Status string `json:"status"` // one of the Status constants
 	Hidden bool   `json:"hidden"`
-	Output string `json:"output"`
+	// Output is what the test printed (at most 8 KiB); none for the tests
+	// of an exercise that passed (KeepFailureOutputOnly).
+	Output string `json:"output,omitempty"`
 	// Points and MaxPoints are set in an exercise scored per test: what
 	// this test earned and what it is worth.
 	Points    *float64 `json:"points,omitempty"`
@@ -126,6 +128,22 @@ func (e *ExerciseReport) FirstFailure() (TestReport, bool) {
 		}
 	}
 	return TestReport{}, false
+}
+
+// KeepFailureOutputOnly drops the output of e's passed tests when e
+// passed: the test runner's framing (=== RUN, --- PASS), which no report
+// shows and which made up most of a correct submission's JSON. A failed
+// exercise keeps all of it: a race or a bad exit status may have left its
+// trace in a passed test's output.
+func (e *ExerciseReport) KeepFailureOutputOnly() {
+	if !e.Passed {
+		return
+	}
+	for i := range e.Tests {
+		if e.Tests[i].Status == StatusPass {
+			e.Tests[i].Output = ""
+		}
+	}
 }
 
 // CountStatus counts the tests of a status.

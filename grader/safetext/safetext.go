@@ -72,3 +72,66 @@ func FirstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(line)
 }
+
+// Markdown makes one line of text safe in Markdown prose or a table cell:
+// spaces collapsed, control characters made visible, the characters
+// Markdown would read as markup (emphasis, links, images, tables,
+// headings) backslash-escaped, and <, > and & written as entities, so that
+// no HTML is read. A bare URL may still be shown as a link by renderers
+// that link them: put text a student chose in a CodeSpan.
+func Markdown(s string) string {
+	s = Printable(strings.Join(strings.Fields(s), " "))
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case strings.ContainsRune("\\`*_[]|#!~", r):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// CodeSpan is s as one Markdown code span: shown as it is, never read as
+// markup, HTML, a link or an image, whatever it holds. It is one line
+// (Line), fenced with a run of backticks longer than any inside it.
+func CodeSpan(s string) string {
+	s = Line(s)
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") {
+		s = " " + s + " " // Markdown strips one space on each side
+	}
+	return fence + s + fence
+}
+
+// CodeBlock is s as a fenced Markdown code block with the info string info:
+// every line shown as it is, with control characters made visible, and a
+// fence of backticks longer than any run of them in s, so that no line of
+// s can close it.
+func CodeBlock(s, info string) string {
+	s = strings.TrimRight(Printable(strings.ReplaceAll(s, "\r\n", "\n")), "\n")
+	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))
+	return fence + info + "\n" + s + "\n" + fence + "\n"
+}
+
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != c {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	return longest
+}

@@ -3,6 +3,10 @@ package selfcheck
 import (
 	"go/parser"
 	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -35,6 +39,42 @@ func TestMutantsApply(t *testing.T) {
 			}
 			_, err = parser.ParseFile(token.NewFileSet(), m.ID+".go", src, 0)
 			assert.NoError(t, err, "mutant %s does not parse after applying", m.ID)
+		}
+	}
+}
+
+// TestMutantsApplyWithGitAndPatch: every kept mutant applies to the
+// reference solution with the tools a person would use, git apply and
+// patch -p1, not only with the self-check's own reader (30 of lab 10's once
+// named a/a/session.go, which both refuse).
+func TestMutantsApplyWithGitAndPatch(t *testing.T) {
+	cat, err := lab.Load()
+	require.NoError(t, err)
+	var tools [][]string
+	if _, err := exec.LookPath("git"); err == nil {
+		tools = append(tools, []string{"git", "apply", "--check"})
+	}
+	if _, err := exec.LookPath("patch"); err == nil {
+		tools = append(tools, []string{"patch", "-p1", "--dry-run", "--force", "--quiet", "-i"})
+	}
+	if len(tools) == 0 {
+		t.Skip("neither git nor patch is installed")
+	}
+	for _, l := range cat.Labs() {
+		sol := releasetest.Solution(t, l) // skips in a student release, which has none
+		mutants, err := LoadMutants(solutions.FS, l.Slug+"/mutants")
+		require.NoError(t, err)
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, l.Editable[0]), sol, 0o644))
+		for _, m := range mutants {
+			patch := filepath.Join(t.TempDir(), m.ID+".patch")
+			require.NoError(t, os.WriteFile(patch, m.Patch, 0o644))
+			for _, tool := range tools {
+				cmd := exec.Command(tool[0], append(tool[1:], patch)...)
+				cmd.Dir = dir
+				out, err := cmd.CombinedOutput()
+				assert.NoError(t, err, "%s %s, in a directory holding the reference %s: %s", strings.Join(tool, " "), m.ID+".patch", l.Editable[0], out)
+			}
 		}
 	}
 }

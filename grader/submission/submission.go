@@ -17,6 +17,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -91,6 +92,10 @@ type Submission struct {
 // the file is called), or a .zip, .tar.gz or .tgz archive holding them. Inside a directory
 // or an archive, each file is looked for at the top and, failing that, as the
 // single match anywhere below (so a zip of the workspace folder works too).
+// A lab of one editable file takes, from a directory or an archive without
+// it, the only .go file there is (not a _test.go), whatever its name, as it
+// takes a lone file: Gradescope puts an upload named alice.go in a
+// directory.
 func Read(p string, editable []string) (*Submission, error) {
 	if len(editable) == 0 {
 		return nil, errors.New("grader: the lab names no editable file")
@@ -110,7 +115,7 @@ func Read(p string, editable []string) (*Submission, error) {
 	lower := strings.ToLower(p)
 	switch {
 	case info.IsDir():
-		files, err = dirFiles(p, editable)
+		files, err = dirFiles(p, editable, len(editable) == 1)
 	case strings.HasSuffix(lower, ".zip"):
 		files, err = zipFiles(p)
 	case strings.HasSuffix(lower, ".tar.gz"), strings.HasSuffix(lower, ".tgz"):
@@ -124,7 +129,7 @@ func Read(p string, editable []string) (*Submission, error) {
 		return nil, err
 	}
 	for _, name := range editable {
-		at, err := pick(p, files, name)
+		at, err := pick(p, files, name, len(editable) == 1)
 		if err != nil {
 			return nil, err
 		}
@@ -139,29 +144,51 @@ func Read(p string, editable []string) (*Submission, error) {
 }
 
 // pick chooses which file of the submission is the editable file name: the
-// one at the top level, or else the only one with that base name.
-func pick(p string, files map[string]func() ([]byte, error), name string) (string, error) {
+// one at the top level, or else the only one with that base name, or else,
+// when it is the lab's only file (lone), the only Go file that could be it.
+func pick(p string, files map[string]func() ([]byte, error), name string, lone bool) (string, error) {
 	if _, ok := files[name]; ok {
 		return name, nil
 	}
-	var matches []string
+	var matches, others []string
 	for at := range files {
-		if path.Base(at) == name {
+		switch base := path.Base(at); {
+		case base == name:
 			matches = append(matches, at)
+		case lone && couldBeTheFile(base):
+			others = append(others, at)
 		}
 	}
 	sort.Strings(matches)
-	switch len(matches) {
-	case 1:
+	sort.Strings(others)
+	switch {
+	case len(matches) == 1:
 		return matches[0], nil
-	case 0:
-		return "", &Error{Path: p, Reason: "holds no " + name, Kind: Missing}
-	default:
+	case len(matches) > 1:
 		return "", &Error{Path: p, Reason: fmt.Sprintf("holds %d files named %s (%s): keep one", len(matches), name, strings.Join(matches, ", ")), Kind: Crowded}
+	case len(others) == 1:
+		return others[0], nil
+	case len(others) > 1:
+		shown := others[:min(len(others), 5)]
+		if len(others) > len(shown) {
+			shown = append(slices.Clone(shown), "…")
+		}
+		return "", &Error{Path: p, Reason: fmt.Sprintf("holds no %s, and %d other .go files that could be it (%s): name the one to grade %s, or hand it in alone",
+			name, len(others), strings.Join(shown, ", "), name), Kind: Crowded}
 	}
+	return "", &Error{Path: p, Reason: "holds no " + name, Kind: Missing}
 }
 
-func dirFiles(dir string, editable []string) (map[string]func() ([]byte, error), error) {
+// couldBeTheFile reports whether a file of this base name could be the
+// lab's only file under another name: Go source, not a test.
+func couldBeTheFile(base string) bool {
+	lower := strings.ToLower(base)
+	return strings.HasSuffix(lower, ".go") && !strings.HasSuffix(lower, "_test.go")
+}
+
+// dirFiles lists the files of dir that Read may take: the editable ones
+// and, for a lab of one file (lone), every one that could be it.
+func dirFiles(dir string, editable []string, lone bool) (map[string]func() ([]byte, error), error) {
 	files := map[string]func() ([]byte, error){}
 	want := map[string]bool{}
 	for _, name := range editable {
@@ -169,7 +196,7 @@ func dirFiles(dir string, editable []string) (map[string]func() ([]byte, error),
 	}
 	seen := 0
 	err := walkCapped(dir, ".", &seen, func(rel string, d fs.DirEntry) {
-		if d.Type().IsRegular() && want[d.Name()] { // symlinks and devices are never followed
+		if d.Type().IsRegular() && (want[d.Name()] || lone && couldBeTheFile(d.Name())) { // symlinks and devices are never followed
 			p := filepath.Join(dir, filepath.FromSlash(rel))
 			files[rel] = func() ([]byte, error) { return readCapped(p) }
 		}

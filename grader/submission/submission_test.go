@@ -108,3 +108,60 @@ func TestReadSubmissionListsAHugeDirectoryOnlyUpToTheLimit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, list, entries, "the submission is untouched")
 }
+
+// TestReadSubmissionTakesTheOnlyGoFileWhateverItsName: a directory (as
+// Gradescope's /autograder/submission holds an upload) or an archive with
+// one Go file that is not the lab's by name is read as that file, as a
+// lone file is; tests and other files do not count. Two such files are an
+// error naming them, of kind Crowded; none, Missing. A lab of two files
+// takes nothing by another name.
+func TestReadSubmissionTakesTheOnlyGoFileWhateverItsName(t *testing.T) {
+	src := []byte("package session\n")
+	write := func(dir string, files map[string]string) string {
+		for name, body := range files {
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		}
+		return dir
+	}
+	one := write(t.TempDir(), map[string]string{"alice.go": string(src), "alice_test.go": "package session_test\n", "notes.txt": "hi"})
+	sub, err := Read(one, []string{"session.go"})
+	require.NoError(t, err, "Read(a directory holding alice.go)")
+	assert.Equal(t, src, sub.Files["session.go"])
+	assert.Equal(t, "alice.go", sub.Found["session.go"])
+
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	w, err := zw.Create("lab/Alice.GO")
+	require.NoError(t, err)
+	_, _ = w.Write(src)
+	require.NoError(t, zw.Close())
+	zipPath := filepath.Join(t.TempDir(), "alice.zip")
+	require.NoError(t, os.WriteFile(zipPath, zb.Bytes(), 0o644))
+	sub, err = Read(zipPath, []string{"session.go"})
+	require.NoError(t, err, "Read(a zip holding lab/Alice.GO)")
+	assert.Equal(t, "lab/Alice.GO", sub.Found["session.go"])
+
+	named := write(t.TempDir(), map[string]string{"session.go": string(src), "helper.go": "package session\n"})
+	sub, err = Read(named, []string{"session.go"})
+	require.NoError(t, err)
+	assert.Equal(t, "session.go", sub.Found["session.go"], "the file of the lab's name comes first")
+
+	two := write(t.TempDir(), map[string]string{"alice.go": string(src), "sub/bob.go": string(src)})
+	_, err = Read(two, []string{"session.go"})
+	var se *Error
+	require.ErrorAs(t, err, &se, "Read(a directory holding alice.go and sub/bob.go)")
+	assert.Equal(t, Crowded, se.Kind)
+	assert.Equal(t, "holds no session.go, and 2 other .go files that could be it (alice.go, sub/bob.go): name the one to grade session.go, or hand it in alone", se.Reason)
+
+	none := write(t.TempDir(), map[string]string{"alice_test.go": "package session_test\n", "README.md": "#"})
+	_, err = Read(none, []string{"session.go"})
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, Missing, se.Kind)
+	assert.Equal(t, "holds no session.go", se.Reason)
+
+	_, err = Read(one, []string{"session.go", "store.go"})
+	require.ErrorAs(t, err, &se, "a lab of two files takes no file by another name")
+	assert.Equal(t, "holds no session.go", se.Reason)
+}

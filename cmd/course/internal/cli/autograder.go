@@ -67,9 +67,9 @@ func refuseOverwrite(force bool, paths ...string) error {
 	}
 	for _, p := range paths {
 		if _, err := os.Lstat(p); err == nil {
-			return usageError(fmt.Errorf("%s exists; use --force to replace it", p))
+			return inputError(fmt.Errorf("%s exists; use --force to replace it", p))
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return usageError(err)
+			return inputError(err)
 		}
 	}
 	return nil
@@ -170,7 +170,7 @@ func runAutograderGradescope(opts *GradescopeBundleOptions) error {
 	}
 	if opts.Source != "" {
 		if err := courseroot.Check(source); err != nil {
-			return usageError(fmt.Errorf("--source %s: %w", source, err))
+			return inputError(fmt.Errorf("--source %s: %w", source, err))
 		}
 	}
 	if opts.Timeout <= 0 {
@@ -178,14 +178,14 @@ func runAutograderGradescope(opts *GradescopeBundleOptions) error {
 	}
 	if opts.TestsDir != "" {
 		if fi, err := os.Stat(opts.TestsDir); err != nil || !fi.IsDir() {
-			return usageError(fmt.Errorf("--tests %s: not a directory", opts.TestsDir))
+			return inputError(fmt.Errorf("--tests %s: not a directory", opts.TestsDir))
 		}
 	}
 	if fi, err := os.Stat(opts.Output); err == nil && fi.IsDir() {
-		return usageError(fmt.Errorf("%s: is a directory", opts.Output))
+		return inputError(fmt.Errorf("%s: is a directory", opts.Output))
 	}
 	if parent := filepath.Dir(filepath.Clean(opts.Output)); !isDir(parent) {
-		return usageError(fmt.Errorf("%s: directory %s does not exist", opts.Output, parent))
+		return inputError(fmt.Errorf("%s: directory %s does not exist", opts.Output, parent))
 	}
 	if err := refuseOverwrite(opts.Force, opts.Output); err != nil {
 		return err
@@ -246,11 +246,11 @@ func courseSource(given string, getwd func() (string, error), find func(string) 
 	}
 	wd, err := getwd()
 	if err != nil {
-		return "", usageError(err)
+		return "", inputError(err)
 	}
 	source, err := find(wd)
 	if err != nil {
-		return "", usageError(fmt.Errorf("%w; name it with --source DIR", err))
+		return "", inputError(fmt.Errorf("%w; name it with --source DIR", err))
 	}
 	return source, nil
 }

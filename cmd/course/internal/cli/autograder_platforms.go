@@ -104,7 +104,7 @@ func runAutograderClassroom50(opts *Classroom50Options) error {
 		return usageError(err)
 	}
 	if fi, err := os.Stat(opts.Dir); err == nil && !fi.IsDir() {
-		return usageError(fmt.Errorf("%s: not a directory", opts.Dir))
+		return inputError(fmt.Errorf("%s: not a directory", opts.Dir))
 	}
 	scriptPath := filepath.Join(opts.Dir, autograder.Classroom50Script)
 	runtimePath := filepath.Join(opts.Dir, autograder.Classroom50Runtime)
@@ -113,7 +113,7 @@ func runAutograderClassroom50(opts *Classroom50Options) error {
 		return err
 	}
 	if isDir(sourcePath) && !release.InRelease(sourcePath) {
-		return usageError(fmt.Errorf("%s is not a student release of the course; not replacing it", sourcePath))
+		return inputError(fmt.Errorf("%s is not a student release of the course; not replacing it", sourcePath))
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return failure(err)
@@ -228,10 +228,10 @@ grade'. See docs/instructors.md.`
 
 func runAutograderCI(opts *CIOptions, file string) error {
 	if !isDir(opts.Dir) {
-		return usageError(fmt.Errorf("%s: not a directory; make a practice workspace with 'course practice'", opts.Dir))
+		return inputError(fmt.Errorf("%s: not a directory; make a practice workspace with 'course practice'", opts.Dir))
 	}
 	if _, err := os.Stat(filepath.Join(opts.Dir, "go.mod")); err != nil {
-		return usageError(fmt.Errorf("%s: not a practice workspace (no go.mod); make one with 'course practice'", opts.Dir))
+		return inputError(fmt.Errorf("%s: not a practice workspace (no go.mod); make one with 'course practice'", opts.Dir))
 	}
 	if opts.Timeout <= 0 {
 		return usageError(fmt.Errorf("--timeout %s: must be positive", opts.Timeout))
@@ -333,18 +333,18 @@ func runAutograderReport(opts *ReportOptions) error {
 	}
 	data, err := os.ReadFile(opts.From)
 	if err != nil {
-		return usageError(err)
+		return inputError(err)
 	}
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
-		return usageError(fmt.Errorf("%s holds the reports of several submissions; give the report of one", opts.From))
+		return inputError(fmt.Errorf("%s holds the reports of several submissions; give the report of one", opts.From))
 	}
 	var r report.Report
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&r); err != nil {
-		return usageError(fmt.Errorf("%s: not a report of course grade --json: %w", opts.From, err))
+		return inputError(fmt.Errorf("%s: not a report of course grade --json: %w", opts.From, err))
 	}
 	if r.Lab == "" || len(r.Exercises) == 0 {
-		return usageError(fmt.Errorf("%s: not a report of course grade --json (no lab or no exercises)", opts.From))
+		return inputError(fmt.Errorf("%s: not a report of course grade --json (no lab or no exercises)", opts.From))
 	}
 	if opts.Output == "" {
 		return write(opts.IO.Out, &r)

@@ -36,8 +36,16 @@ func (e *ExitError) Error() string { return e.Err.Error() }
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// usageError is an error in what the user typed: exit status 2.
+// usageError is an error in the form of the command line (an unknown
+// flag, a bad value, an argument missing or too many): exit status 2, and
+// a pointer to --help.
 func usageError(err error) *ExitError { return &ExitError{Code: ExitUsage, Err: err} }
+
+// inputError is exit status 2 for a command line of the right form that
+// names something that cannot be used: a file that exists (or does not),
+// a directory that is not a workspace, a report that is not one. Its one
+// line says what to change; a pointer to --help would add nothing.
+func inputError(err error) *ExitError { return &ExitError{Code: ExitUsage, Err: err, NoHelp: true} }
 
 // failure is an error while running: exit status 1.
 func failure(err error) *ExitError { return &ExitError{Code: ExitFailure, Err: err} }

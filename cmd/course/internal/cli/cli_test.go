@@ -143,8 +143,8 @@ func TestPracticeRefusesABadTargetAndTouchesNothing(t *testing.T) {
 			r := run(t, nil, "practice", "10", target)
 			assert.Equal(t, 2, r.code)
 			assert.Empty(t, r.stdout)
-			assert.Equal(t, "course practice: cannot create the workspace: "+target+": "+strings.ReplaceAll(tc.reason, "PARENT", parent)+"\n"+
-				"Run 'course practice --help' for usage.\n", r.stderr)
+			assert.Equal(t, "course practice: cannot create the workspace: "+target+": "+strings.ReplaceAll(tc.reason, "PARENT", parent)+"\n", r.stderr,
+				"a target that cannot be used is no mistake in the command line's form: no pointer to --help")
 			assert.Equal(t, before, snapshot(t, parent), "byte-identical afterwards")
 		})
 	}
@@ -183,6 +183,49 @@ func TestUsageErrors(t *testing.T) {
 			assert.NoDirExists(t, dir)
 		})
 	}
+}
+
+// TestOnlyUsageErrorsPointToHelp: exit status 2 comes with "Run '... --help'
+// for usage" only when the command line's form is wrong (a flag, a value,
+// an argument); when it names something that cannot be used (a file that
+// exists or does not, a directory that is not a workspace), the one line
+// says what to change, and --help would tell nothing more.
+func TestOnlyUsageErrorsPointToHelp(t *testing.T) {
+	dir := t.TempDir()
+	exists := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(exists, []byte("x"), 0o644))
+	sub := filepath.Join(dir, "alice.go")
+	require.NoError(t, os.WriteFile(sub, []byte("package session\n"), 0o644))
+	missing := filepath.Join(dir, "missing")
+	for _, tc := range []struct {
+		args  []string
+		usage bool
+	}{
+		{[]string{"grade", "--timeout", "0s", sub}, true},
+		{[]string{"grade", "--format", "xml", sub}, true},
+		{[]string{"tree"}, true},
+		{[]string{"hint", "10.1", "--lang", "fr"}, true},
+		{[]string{"grade", "-o", exists, sub}, false},
+		{[]string{"grade", "--csv", filepath.Join(missing, "g.csv"), sub}, false},
+		{[]string{"grade", "--late", "10%/day", "--due", "2026-12-01T00:00:00Z", "--times", missing, sub}, false},
+		{[]string{"grade", "--from", missing}, false},
+		{[]string{"practice", "10", dir}, false},
+		{[]string{"tree", missing}, false},
+		{[]string{"hint", "10.1", "--dir", missing}, false},
+		{[]string{"autograder", "report", missing}, false},
+	} {
+		r := run(t, nil, tc.args...)
+		assert.Equal(t, 2, r.code, "course %s: %s", strings.Join(tc.args, " "), r.stderr)
+		assert.Equal(t, tc.usage, strings.Contains(r.stderr, "--help' for usage."), "course %s printed\n%s", strings.Join(tc.args, " "), r.stderr)
+		assert.Equal(t, 1+bool2int(tc.usage), strings.Count(r.stderr, "\n"), "course %s: one line, and the pointer to --help only for usage", strings.Join(tc.args, " "))
+	}
+}
+
+func bool2int(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func TestFailureWhileRunningIsExitStatus1(t *testing.T) {

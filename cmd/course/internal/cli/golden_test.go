@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	classpkg "github.com/coursekit/course/grader/class"
 	"github.com/coursekit/course/grader/format"
 	"github.com/coursekit/course/grader/release/releasetest"
+	"github.com/coursekit/course/grader/report"
 )
 
 // update rewrites the golden files: go test ./cmd/course/internal/cli -run Golden -update
@@ -30,6 +32,18 @@ var update = flag.Bool("update", false, "rewrite the golden files of TestGoldenâ
 // graded; late penalties on two. Its times are fixed and its outputs cut
 // short, so that every format made of it is the same on every machine.
 const goldenClass = "testdata/golden/class.json"
+
+// readGoldenClass reads the reports of the saved class, and the names and
+// reasons of the submissions it could not grade.
+func readGoldenClass(t *testing.T) ([]*report.Report, map[string]string) {
+	t.Helper()
+	f, err := os.Open(goldenClass)
+	require.NoError(t, err)
+	defer f.Close()
+	reports, notGraded, err := classpkg.ReadJSON(f)
+	require.NoError(t, err)
+	return reports, notGraded
+}
 
 // golden compares got with the golden file name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
@@ -44,32 +58,90 @@ func golden(t *testing.T, name string, got []byte) {
 	assert.Equal(t, string(want), string(got), "%s differs from its golden file: every format must stay what it was", p)
 }
 
-// TestGoldenClassOutputs: what course grade --from makes of the saved class
-// report, in every format it writes (text and its summary, CSV, JUnit,
-// JSON, HTML).
-func TestGoldenClassOutputs(t *testing.T) {
-	releasetest.SkipInRelease(t, "the golden files name hidden tests")
-	dir := t.TempDir()
-	for _, tc := range []struct {
+// classFormats are the formats course grade --from writes of a class: the
+// golden file of each, its flags, and the file it writes (if any) in dir.
+func classFormats(dir string) []struct {
+	name string
+	args []string
+	file string
+} {
+	return []struct {
 		name string
 		args []string
-		file string // the output file, if the command writes one
+		file string
 	}{
 		{"from.txt", nil, ""},
 		{"from.json", []string{"--json"}, ""},
 		{"from.junit.xml", []string{"--format", "junit"}, ""},
 		{"from.csv", []string{"--csv", filepath.Join(dir, "grades.csv")}, filepath.Join(dir, "grades.csv")},
 		{"from.html", []string{"--html", filepath.Join(dir, "report.html")}, filepath.Join(dir, "report.html")},
-	} {
+	}
+}
+
+// gradeFrom runs course grade --from from with args, and returns what it
+// printed and wrote to file, as the golden files keep it.
+func gradeFrom(t *testing.T, from string, args []string, file string) string {
+	t.Helper()
+	r := run(t, nil, append([]string{"grade", "--from", from}, args...)...)
+	out := "exit status " + strconv.Itoa(r.code) + "\n--- stdout\n" + r.stdout + "--- stderr\n" + r.stderr
+	if file != "" {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		require.NoError(t, os.Remove(file))
+		out += "--- " + filepath.Base(file) + "\n" + string(data)
+	}
+	return out
+}
+
+// TestGoldenClassOutputs: what course grade --from makes of the saved class
+// report, in every format it writes (text and its summary, CSV, JUnit,
+// JSON, HTML).
+func TestGoldenClassOutputs(t *testing.T) {
+	releasetest.SkipInRelease(t, "the golden files name hidden tests")
+	for _, tc := range classFormats(t.TempDir()) {
 		t.Run(tc.name, func(t *testing.T) {
-			r := run(t, nil, append([]string{"grade", "--from", goldenClass}, tc.args...)...)
-			out := "exit status " + strconv.Itoa(r.code) + "\n--- stdout\n" + r.stdout + "--- stderr\n" + r.stderr
-			if tc.file != "" {
-				data, err := os.ReadFile(tc.file)
-				require.NoError(t, err)
-				out += "--- " + filepath.Base(tc.file) + "\n" + string(data)
-			}
-			golden(t, tc.name, []byte(out))
+			golden(t, tc.name, []byte(gradeFrom(t, goldenClass, tc.args, tc.file)))
+		})
+	}
+}
+
+// TestGoldenClassOutputsFromATrimmedReport: a saved report without the
+// output of the passed exercises' tests (what course grade --json keeps:
+// of a correct submission a seventh of what it was) makes every other
+// format exactly as the whole report does: nothing --from needs was
+// dropped.
+func TestGoldenClassOutputsFromATrimmedReport(t *testing.T) {
+	releasetest.SkipInRelease(t, "the golden files name hidden tests")
+	reports, notGraded := readGoldenClass(t)
+	var results []classpkg.Result
+	for _, r := range reports {
+		for i := range r.Exercises {
+			r.Exercises[i].KeepFailureOutputOnly()
+		}
+		results = append(results, classpkg.Result{Name: r.Submission, Path: r.Path, Report: r})
+	}
+	for name, why := range notGraded {
+		results = append(results, classpkg.Result{Name: name, Err: errors.New(why)})
+	}
+	classpkg.Sort(results)
+	var b bytes.Buffer
+	require.NoError(t, classpkg.WriteJSON(&b, results))
+	whole, err := os.Stat(goldenClass)
+	require.NoError(t, err)
+	assert.Less(t, b.Len(), int(whole.Size())*2/3, "the trimmed report is %d bytes, the whole one %d", b.Len(), whole.Size())
+	dir := t.TempDir()
+	trimmed := filepath.Join(dir, "trimmed.json")
+	require.NoError(t, os.WriteFile(trimmed, b.Bytes(), 0o644))
+
+	for _, tc := range classFormats(dir) {
+		if tc.name == "from.json" {
+			continue // the JSON is what was trimmed
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join("testdata", "golden", tc.name))
+			require.NoError(t, err)
+			got := strings.ReplaceAll(gradeFrom(t, trimmed, tc.args, tc.file), trimmed, goldenClass)
+			assert.Equal(t, string(want), got, "course grade --from %s %s: not what the whole report makes", trimmed, strings.Join(tc.args, " "))
 		})
 	}
 }
@@ -79,11 +151,7 @@ func TestGoldenClassOutputs(t *testing.T) {
 // Markdown summary, the CSV row); JSON is from.json's.
 func TestGoldenReportFormats(t *testing.T) {
 	releasetest.SkipInRelease(t, "the golden files name hidden tests")
-	f, err := os.Open(goldenClass)
-	require.NoError(t, err)
-	defer f.Close()
-	reports, _, err := classpkg.ReadJSON(f)
-	require.NoError(t, err)
+	reports, _ := readGoldenClass(t)
 	require.Len(t, reports, 8)
 	ids := []string{"10.1", "10.2", "10.3", "10.4", "10.5", "10.6"}
 	env := map[string]string{"CLASSROOM": "go-fall", "ASSIGNMENT": "lab10", "ASSIGNMENT_TYPE": "individual",

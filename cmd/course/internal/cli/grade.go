@@ -45,6 +45,7 @@ type GradeOptions struct {
 	Runs       int           // runs of one submission at once
 	CSV        string        // a CSV file with one row per submission
 	HTML       string        // a class report page
+	Feedback   string        // a directory for one Markdown file per submission, to hand back
 	RulesURL   string        // where the page links rules to
 	From       string        // a saved --json report to make the reports from, instead of grading
 	Force      bool          // overwrite an existing -o, --csv or --html file
@@ -91,6 +92,11 @@ Several submissions: graded in parallel (--jobs), then one row each and the
 pass rate of every exercise. --csv writes a row per submission as soon as it
 is graded, so an interrupted run keeps what it finished.
 
+--feedback DIR writes a Markdown file per submission to hand back to each
+student: the score, each exercise, the public tests that failed with their
+messages, the rules they check and the first hint; hidden tests only
+counted. With --from it makes them from a saved report.
+
 The lab's hidden tests are run and marked hidden unless --no-hidden. Bonus
 exercises (optional ones, see course list) are graded only with --bonus, and
 only then do their points count in the maximum score.
@@ -133,6 +139,7 @@ command, interrupted). See docs/grading.md.`,
 	fl.IntVar(&opts.Runs, "runs", runtime.NumCPU(), "let `N` runs of one submission's tests go at once (each may use --memory: 1 where memory is tight)")
 	fl.StringVar(&opts.CSV, "csv", "", "write one row per submission to `FILE` as each is graded")
 	fl.StringVar(&opts.HTML, "html", "", "also write the class report, one self-contained page, to `FILE`")
+	fl.StringVar(&opts.Feedback, "feedback", "", "also write one Markdown file per submission into `DIR`, to hand back to each student (hidden tests only counted)")
 	fl.StringVar(&opts.RulesURL, "rules-url", "", "where the --html page links each rule: `URL` of the lab's rule table, {lab} for the chapter (default docs/lab{lab}-rules.md)")
 	fl.StringVar(&opts.From, "from", "", "make the reports (text, --csv, --html, --format junit) from `FILE`, a saved --json report, instead of grading")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite an existing -o, --csv or --html file")

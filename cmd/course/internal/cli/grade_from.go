@@ -20,10 +20,10 @@ func runGradeFrom(opts *GradeOptions) error {
 		return usageError(fmt.Errorf("--from %s reads a saved report: give no submissions (got %s)", opts.From, strings.Join(opts.Paths, " ")))
 	}
 	if opts.Format == formatGradescope || opts.Late != "" || opts.Due != "" || opts.Times != "" || opts.Update {
-		return usageError(fmt.Errorf("--from %s: only --format text, json or junit, --csv (with --roster) and --html take a saved report", opts.From))
+		return usageError(fmt.Errorf("--from %s: only --format text, json or junit, --csv (with --roster), --html and --feedback take a saved report", opts.From))
 	}
 	if err := checkOutputs(opts, nil); err != nil {
-		return usageError(err)
+		return inputError(err)
 	}
 	if err := checkCSVFlags(opts); err != nil {
 		return usageError(err)
@@ -47,7 +47,7 @@ func runGradeFrom(opts *GradeOptions) error {
 	}
 	l, err := catalog.Lookup(chapter)
 	if err != nil {
-		return usageError(fmt.Errorf("--from %s: %w", opts.From, err))
+		return inputError(fmt.Errorf("--from %s: %w", opts.From, err))
 	}
 	var results []classpkg.Result
 	for _, r := range reports {
@@ -57,6 +57,14 @@ func runGradeFrom(opts *GradeOptions) error {
 		results = append(results, classpkg.Result{Name: name, Err: errors.New(why)})
 	}
 	classpkg.Sort(results)
+	var names []string
+	for _, r := range results {
+		names = append(names, r.Name)
+	}
+	fb, err := planFeedback(opts, nil, names)
+	if err != nil {
+		return inputError(err)
+	}
 	var ids []string
 	seen := map[string]bool{}
 	for _, e := range l.Exercises {
@@ -72,7 +80,7 @@ func runGradeFrom(opts *GradeOptions) error {
 	if opts.CSV != "" {
 		table, err := openCSV(opts, ids)
 		if err != nil {
-			return usageError(err)
+			return inputError(err)
 		}
 		for _, r := range results {
 			if err := table.add(r); err != nil {
@@ -90,6 +98,9 @@ func runGradeFrom(opts *GradeOptions) error {
 		return cannotGrade(err)
 	}
 	if err := writeHTML(opts, results, l, nil); err != nil {
+		return cannotGrade(err)
+	}
+	if err := fb.write(opts, results, l); err != nil {
 		return cannotGrade(err)
 	}
 	// The same exit status as the grading run that made the report.

@@ -134,17 +134,8 @@ func checkOutputs(opts *GradeOptions, paths []string) error {
 		// Where the file really lands: a link in its directory's path
 		// (lnk/x.csv, lnk a link to a submission) must not take it there.
 		real := filepath.Join(resolvedPath(filepath.Dir(out)), filepath.Base(out))
-		for _, p := range paths {
-			for _, sub := range []string{absPath(p), resolvedPath(p)} {
-				if sub == "" {
-					continue
-				}
-				for _, at := range []string{out, real} {
-					if at == sub || strings.HasPrefix(at, sub+string(filepath.Separator)) {
-						return fmt.Errorf("%s %s: is inside submission %s, and grading never writes a submission", o.flag, o.path, p)
-					}
-				}
-			}
+		if p := submissionHolding([]string{out, real}, paths); p != "" {
+			return fmt.Errorf("%s %s: is inside submission %s, and grading never writes a submission", o.flag, o.path, p)
 		}
 		if _, err := os.Lstat(o.path); err == nil && !opts.Force && (o.flag != "--csv" || !opts.Update) {
 			// One rule for every file the course tool writes.
@@ -163,6 +154,25 @@ func checkOutputs(opts *GradeOptions, paths []string) error {
 		seen[a] = o.flag
 	}
 	return nil
+}
+
+// submissionHolding returns the first submission of paths that is, or
+// holds, one of the absolute paths at (links in the submission's path
+// followed too); "" when none does.
+func submissionHolding(at, paths []string) string {
+	for _, p := range paths {
+		for _, sub := range []string{absPath(p), resolvedPath(p)} {
+			if sub == "" {
+				continue
+			}
+			for _, a := range at {
+				if a == sub || strings.HasPrefix(a, sub+string(filepath.Separator)) {
+					return p
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // writeReport writes the report with write to -o FILE (atomically: the

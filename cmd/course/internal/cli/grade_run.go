@@ -31,6 +31,7 @@ type gradeRun struct {
 	class      bool     // more than one: a table, not a report
 	subs       []*submission.Submission
 	unreadable []classpkg.Result // the paths that could not be read: rows of their own
+	feedback   *feedbackPlan     // --feedback
 	late       *late.Rule
 	mode       sandbox.Mode
 	memory     int64
@@ -55,7 +56,7 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	var table csvSink
 	if opts.CSV != "" {
 		if table, err = openCSV(opts, run.ids); err != nil {
-			return usageError(err)
+			return inputError(err)
 		}
 		defer table.close()
 		if opts.OnlyFailed && !run.onlyFailed(table) {
@@ -104,6 +105,9 @@ func planGrade(opts *GradeOptions) (*gradeRun, error) {
 	}
 	var err error
 	if run.late, err = newLateRule(opts); err != nil {
+		if se := (*late.SourceError)(nil); errors.As(err, &se) {
+			return nil, inputError(err) // the times cannot be read, not a flag
+		}
 		return nil, usageError(err)
 	}
 	if err := checkCSVFlags(opts); err != nil {
@@ -119,10 +123,13 @@ func planGrade(opts *GradeOptions) (*gradeRun, error) {
 		return nil, usageError(err)
 	}
 	if err := checkOutputs(opts, run.paths); err != nil {
-		return nil, usageError(err)
+		return nil, inputError(err)
 	}
 	if err := run.read(); err != nil {
 		return nil, err
+	}
+	if run.feedback, err = planFeedback(opts, run.paths, run.names()); err != nil {
+		return nil, inputError(err)
 	}
 	return run, nil
 }
@@ -231,7 +238,7 @@ func (run *gradeRun) newGrader() (*grader.Grader, error) {
 		return nil, cannotGrade(err)
 	}
 	if err != nil {
-		return nil, usageError(err) // --tests DIR
+		return nil, inputError(err) // --tests DIR
 	}
 	if iso := g.Isolation(); iso.Level != report.LevelFull {
 		// Asked for with --sandbox best or off: say once, where a person
@@ -256,6 +263,18 @@ func (run *gradeRun) onlyFailed(table csvSink) bool {
 	}
 	run.class = len(run.subs)+len(run.unreadable) > 1 || before > 1
 	return true
+}
+
+// names are the names of the submissions, read or not.
+func (run *gradeRun) names() []string {
+	var out []string
+	for _, s := range run.subs {
+		out = append(out, s.Name)
+	}
+	for _, r := range run.unreadable {
+		out = append(out, r.Name)
+	}
+	return out
 }
 
 // total is how many submissions this run is about.
@@ -328,6 +347,9 @@ func (run *gradeRun) reportOne(results []classpkg.Result) error {
 	if err := writeHTML(opts, results, run.lab, run.whole); err != nil {
 		return cannotGrade(err)
 	}
+	if err := run.feedback.write(opts, results, run.lab); err != nil {
+		return cannotGrade(err)
+	}
 	if !r.Report.Passed() {
 		failed := 0
 		for _, ex := range r.Report.Exercises {
@@ -391,6 +413,9 @@ func (run *gradeRun) reportClass(results []classpkg.Result, elapsed time.Duratio
 		fmt.Fprintln(opts.IO.ErrOut, closing)
 	}
 	if err := writeHTML(opts, results, run.lab, run.whole); err != nil {
+		return cannotGrade(err)
+	}
+	if err := run.feedback.write(opts, results, run.lab); err != nil {
 		return cannotGrade(err)
 	}
 	switch {

@@ -200,10 +200,11 @@ func TestGradeJSONOfOneExercise(t *testing.T) {
 	hidden := 0
 	for _, x := range tests {
 		tr := x.(map[string]any)
-		for _, key := range []string{"name", "status", "hidden", "output"} {
+		for _, key := range []string{"name", "status", "hidden"} {
 			assert.Contains(t, tr, key)
 		}
 		assert.Equal(t, "pass", tr["status"])
+		assert.NotContains(t, tr, "output", "a passed exercise's tests keep no output in the JSON report")
 		if tr["hidden"] == true {
 			hidden++
 			assert.Contains(t, tr["name"], "Hidden")
@@ -362,8 +363,7 @@ func TestGradeExistingCSVIsRefusedWithoutForce(t *testing.T) {
 	r := run(t, nil, "grade", "--csv", table, sub)
 	assert.Equal(t, 2, r.code)
 	assert.Empty(t, r.stdout, "nothing graded")
-	assert.Equal(t, "course grade: --csv "+table+": the file exists; use --force to overwrite it\n"+
-		"Run 'course grade --help' for usage.\n", r.stderr)
+	assert.Equal(t, "course grade: --csv "+table+": the file exists; use --force to overwrite it\n", r.stderr)
 	data, err := os.ReadFile(table)
 	require.NoError(t, err)
 	assert.Equal(t, "the instructor's own notes\n", string(data))
@@ -409,53 +409,54 @@ func TestGradeUsageErrors(t *testing.T) {
 	files := strings.Join(catalog.EditableNames(), " or ")
 
 	for _, tc := range []struct {
-		args []string
-		want string
+		args  []string
+		want  string
+		input bool // the form is right, what it names cannot be used: no pointer to --help
 	}{
-		{[]string{}, "missing argument <submission> (or --from a saved --json report)"},
-		{[]string{"--due", "2026-12-01T00:00:00Z", a}, "--due and --times say when work was due and handed in: they need --late POLICY"},
-		{[]string{"--late", "10%/day", a}, "--late needs --times: a CSV file of submission,submitted_at (an LMS export, a platform's push events) or gradescope (Gradescope's submission metadata)"},
-		{[]string{"--late", "10%/day", "--times", times, a}, "--late needs --due, the due date as an RFC 3339 time such as 2026-12-01T23:59:00Z (only --times gradescope reads it from Gradescope)"},
-		{[]string{"--late", "10%/day", "--times", times, "--due", "tomorrow", a}, `--due "tomorrow": want an RFC 3339 time such as 2026-12-01T23:59:00Z or 2026-12-01T23:59:00+08:00`},
-		{[]string{"--from", missing, "--times", times}, "--from " + missing + ": only --format text, json or junit, --csv (with --roster) and --html take a saved report"},
-		{[]string{"--late", "10%/day", "--times", missing, "--due", "2026-12-01T00:00:00Z", a}, "--times: open " + missing + ": no such file or directory"},
-		{[]string{"--from", missing, a}, "--from " + missing + " reads a saved report: give no submissions (got " + a + ")"},
-		{[]string{"-o", notes, a}, "-o " + notes + ": the file exists; use --force to overwrite it"},
-		{[]string{"--html", notes, a}, "--html " + notes + ": the file exists; use --force to overwrite it"},
-		{[]string{"--html", filepath.Join(b, "class.html"), b}, "--html " + filepath.Join(b, "class.html") + ": is inside submission " + b + ", and grading never writes a submission"},
-		{[]string{"--format", "xml", a}, `unknown --format "xml" (known: text, json, gradescope, junit, classroom50)`},
-		{[]string{"--json", "--format", "gradescope", a}, "--json and --format gradescope contradict each other"},
-		{[]string{"--timeout", "0s", a}, "--timeout 0s: must be positive"},
-		{[]string{"--timeout", "soon", a}, `invalid argument "soon" for "--timeout" flag: time: invalid duration "soon"`},
-		{[]string{"--jobs", "0", a, b}, "--jobs 0: must be at least 1"},
-		{[]string{"--runs", "0", a}, "--runs 0: must be at least 1"},
-		{[]string{"--lab", "10.9", a}, `--lab: chapter 10 has no exercise "10.9" (known: 10.1, 10.2, 10.3, 10.4, 10.5, 10.6, 10.7)`},
-		{[]string{"--chapter", "99", a}, `unknown chapter "99" (known: ` + strings.Join(catalog.Chapters(), ", ") + `)`},
-		{[]string{"--bogus", a}, "unknown flag: --bogus"},
-		{[]string{"--format", "gradescope", a, b}, "--format gradescope grades one submission (results.json is per submission), not 2"},
-		{[]string{missing}, missing + ": cannot read: no such file or directory"},
+		{[]string{}, "missing argument <submission> (or --from a saved --json report)", false},
+		{[]string{"--due", "2026-12-01T00:00:00Z", a}, "--due and --times say when work was due and handed in: they need --late POLICY", false},
+		{[]string{"--late", "10%/day", a}, "--late needs --times: a CSV file of submission,submitted_at (an LMS export, a platform's push events) or gradescope (Gradescope's submission metadata)", false},
+		{[]string{"--late", "10%/day", "--times", times, a}, "--late needs --due, the due date as an RFC 3339 time such as 2026-12-01T23:59:00Z (only --times gradescope reads it from Gradescope)", false},
+		{[]string{"--late", "10%/day", "--times", times, "--due", "tomorrow", a}, `--due "tomorrow": want an RFC 3339 time such as 2026-12-01T23:59:00Z or 2026-12-01T23:59:00+08:00`, false},
+		{[]string{"--from", missing, "--times", times}, "--from " + missing + ": only --format text, json or junit, --csv (with --roster), --html and --feedback take a saved report", false},
+		{[]string{"--late", "10%/day", "--times", missing, "--due", "2026-12-01T00:00:00Z", a}, "--times: open " + missing + ": no such file or directory", true},
+		{[]string{"--from", missing, a}, "--from " + missing + " reads a saved report: give no submissions (got " + a + ")", false},
+		{[]string{"-o", notes, a}, "-o " + notes + ": the file exists; use --force to overwrite it", true},
+		{[]string{"--html", notes, a}, "--html " + notes + ": the file exists; use --force to overwrite it", true},
+		{[]string{"--html", filepath.Join(b, "class.html"), b}, "--html " + filepath.Join(b, "class.html") + ": is inside submission " + b + ", and grading never writes a submission", true},
+		{[]string{"--format", "xml", a}, `unknown --format "xml" (known: text, json, gradescope, junit, classroom50)`, false},
+		{[]string{"--json", "--format", "gradescope", a}, "--json and --format gradescope contradict each other", false},
+		{[]string{"--timeout", "0s", a}, "--timeout 0s: must be positive", false},
+		{[]string{"--timeout", "soon", a}, `invalid argument "soon" for "--timeout" flag: time: invalid duration "soon"`, false},
+		{[]string{"--jobs", "0", a, b}, "--jobs 0: must be at least 1", false},
+		{[]string{"--runs", "0", a}, "--runs 0: must be at least 1", false},
+		{[]string{"--lab", "10.9", a}, `--lab: chapter 10 has no exercise "10.9" (known: 10.1, 10.2, 10.3, 10.4, 10.5, 10.6, 10.7)`, false},
+		{[]string{"--chapter", "99", a}, `unknown chapter "99" (known: ` + strings.Join(catalog.Chapters(), ", ") + `)`, false},
+		{[]string{"--bogus", a}, "unknown flag: --bogus", false},
+		{[]string{"--format", "gradescope", a, b}, "--format gradescope grades one submission (results.json is per submission), not 2", false},
+		{[]string{missing}, missing + ": cannot read: no such file or directory", true},
 		// No lab finds its file: the message names every lab's.
-		{[]string{empty}, empty + ": holds no " + files},
-		{[]string{notes}, notes + ": not a workspace directory, a " + files + ", or a .zip/.tar.gz archive"},
-		{[]string{"-o", filepath.Join(missing, "r.json"), a}, "-o " + filepath.Join(missing, "r.json") + ": directory " + missing + " does not exist"},
-		{[]string{"-o", dir, a}, "-o " + dir + ": is a directory"},
-		{[]string{"-o", filepath.Join(b, "report.txt"), b}, "-o " + filepath.Join(b, "report.txt") + ": is inside submission " + b + ", and grading never writes a submission"},
-		{[]string{"--csv", a, a}, "--csv " + a + ": is inside submission " + a + ", and grading never writes a submission"},
-		{[]string{"--tests", missing, a}, "--tests " + missing + ": no such file or directory"},
-		{[]string{"--tests", notes, a}, "--tests " + notes + ": not a directory"},
-		{[]string{"--tests", empty, a}, "--tests " + empty + ": no test functions found in *_test.go files"},
-		{[]string{"--sandbox", "none", a}, `--sandbox: unknown sandbox mode "none" (known: strict, best, off)`},
-		{[]string{"--memory", "lots", a}, `--memory "lots": want a size of at least 64MiB, such as 512MiB or 2GiB`},
-		{[]string{"--memory", "1MiB", a}, `--memory "1MiB": want a size of at least 64MiB, such as 512MiB or 2GiB`},
-		{[]string{"--timeout", "1m", "--budget", "30s", a}, "--budget 30s: must be at least --timeout (1m0s)"},
+		{[]string{empty}, empty + ": holds no " + files, true},
+		{[]string{notes}, notes + ": not a workspace directory, a " + files + ", or a .zip/.tar.gz archive", true},
+		{[]string{"-o", filepath.Join(missing, "r.json"), a}, "-o " + filepath.Join(missing, "r.json") + ": directory " + missing + " does not exist", true},
+		{[]string{"-o", dir, a}, "-o " + dir + ": is a directory", true},
+		{[]string{"-o", filepath.Join(b, "report.txt"), b}, "-o " + filepath.Join(b, "report.txt") + ": is inside submission " + b + ", and grading never writes a submission", true},
+		{[]string{"--csv", a, a}, "--csv " + a + ": is inside submission " + a + ", and grading never writes a submission", true},
+		{[]string{"--tests", missing, a}, "--tests " + missing + ": no such file or directory", true},
+		{[]string{"--tests", notes, a}, "--tests " + notes + ": not a directory", true},
+		{[]string{"--tests", empty, a}, "--tests " + empty + ": no test functions found in *_test.go files", true},
+		{[]string{"--sandbox", "none", a}, `--sandbox: unknown sandbox mode "none" (known: strict, best, off)`, false},
+		{[]string{"--memory", "lots", a}, `--memory "lots": want a size of at least 64MiB, such as 512MiB or 2GiB`, false},
+		{[]string{"--memory", "1MiB", a}, `--memory "1MiB": want a size of at least 64MiB, such as 512MiB or 2GiB`, false},
+		{[]string{"--timeout", "1m", "--budget", "30s", a}, "--budget 30s: must be at least --timeout (1m0s)", false},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			r := run(t, nil, append([]string{"grade"}, tc.args...)...)
 			assert.Equal(t, 2, r.code)
 			assert.Empty(t, r.stdout)
 			help := "Run 'course grade --help' for usage.\n"
-			if len(tc.args) == 1 && tc.args[0] != a {
-				help = "" // an unreadable submission is not a mistake on the command line
+			if tc.input {
+				help = ""
 			}
 			assert.Equal(t, "course grade: "+tc.want+"\n"+help, r.stderr)
 		})
@@ -532,6 +533,48 @@ func TestGradeGradescopeExplainsAnUnreadableSubmission(t *testing.T) {
 		assert.Equal(t, "Your submission holds no "+tc.missing+".\nUpload your "+tc.missing+", or a .zip holding it.", res["output"],
 			"course %v: results.json", args)
 	}
+}
+
+// TestGradeGradescopeGradesTheOnlyGoFileOfAnUpload: Gradescope keeps an
+// upload named alice.go in /autograder/submission; the directory is graded
+// as that file, as the command line grades a lone file of any name. Two Go
+// files there are an error that names them, in results.json too.
+func TestGradeGradescopeGradesTheOnlyGoFileOfAnUpload(t *testing.T) {
+	src := labSources(t)
+	gradescope := func(files map[string][]byte) (result, map[string]any) {
+		dir := t.TempDir()
+		upload := filepath.Join(dir, "submission")
+		require.NoError(t, os.Mkdir(upload, 0o755))
+		for name, data := range files {
+			require.NoError(t, os.WriteFile(filepath.Join(upload, name), data, 0o644))
+		}
+		out := filepath.Join(dir, "results.json")
+		r := run(t, nil, "grade", "--chapter", "10", "--format", "gradescope", "-o", out, upload)
+		data, err := os.ReadFile(out)
+		require.NoError(t, err, "course grade --format gradescope -o %s %s: %s", out, upload, r.stderr)
+		var res map[string]any
+		require.NoError(t, json.Unmarshal(data, &res), string(data))
+		return r, res
+	}
+
+	// A rejected file is graded at once, and is graded: not "holds no session.go".
+	r, res := gradescope(map[string][]byte{"alice.go": src.rejected})
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, res["output"], `import "os" is not allowed`, "alice.go was read and checked")
+	assert.NotEmpty(t, res["tests"], "an entry per exercise")
+
+	r, res = gradescope(map[string][]byte{"alice.go": src.rejected, "helper.go": src.stub})
+	assert.Equal(t, 2, r.code)
+	const why = "holds no session.go, and 2 other .go files that could be it (alice.go, helper.go): name the one to grade session.go, or hand it in alone"
+	assert.Contains(t, r.stderr, why)
+	assert.Contains(t, res["output"], "Your submission "+why+".", "the student sees why in results.json")
+
+	if testing.Short() {
+		return
+	}
+	r, res = gradescope(map[string][]byte{"alice.go": src.solution})
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.EqualValues(t, 100, res["score"], "the reference solution uploaded as alice.go")
 }
 
 // ttyBuffer is a stream that says it is a terminal. Its lock makes it

@@ -54,11 +54,15 @@ func runPractice(opts *PracticeOptions) error {
 	if err := l.WriteWorkspace(opts.Dir); err != nil {
 		var te *lab.TargetError
 		if errors.As(err, &te) {
+			err = fmt.Errorf("cannot create the workspace: %w", err)
 			if errors.Is(err, lab.ErrTargetNoParent) {
 				parent := filepath.Dir(filepath.Clean(te.Path))
-				return usageError(fmt.Errorf("cannot create the workspace: %w: make %s first, or name a new directory inside one that exists", err, parent))
+				err = fmt.Errorf("%w: make %s first, or name a new directory inside one that exists", err, parent)
 			}
-			return usageError(fmt.Errorf("cannot create the workspace: %w", err))
+			if opts.Dir == "" {
+				return usageError(err) // an empty argument: the command line's form
+			}
+			return inputError(err)
 		}
 		return failure(err)
 	}

@@ -66,7 +66,7 @@ func runRelease(opts *ReleaseOptions) error {
 			return failure(err)
 		}
 		if source, err = release.FindSource(wd); err != nil {
-			return usageError(fmt.Errorf("%w; run it inside the course's source tree or pass --source", err))
+			return inputError(fmt.Errorf("%w; run it inside the course's source tree or pass --source", err))
 		}
 	}
 	res, err := release.Make(source, opts.Dir)
@@ -75,11 +75,11 @@ func runRelease(opts *ReleaseOptions) error {
 		var se *release.SourceError
 		switch {
 		case errors.As(err, &te):
-			return usageError(fmt.Errorf("cannot create the release: %w", err))
+			return inputError(fmt.Errorf("cannot create the release: %w", err))
 		case errors.As(err, &se) && opts.Source != "":
-			return usageError(fmt.Errorf("--source %w", err))
-		case errors.As(err, &se): // not the command line's fault
-			return &ExitError{Code: ExitUsage, NoHelp: true, Err: fmt.Errorf("the source found from the working directory, %w", err)}
+			return inputError(fmt.Errorf("--source %w", err))
+		case errors.As(err, &se):
+			return inputError(fmt.Errorf("the source found from the working directory, %w", err))
 		}
 		var le *release.LeakError
 		if errors.As(err, &le) {

@@ -115,7 +115,7 @@ func runSimilar(opts *SimilarOptions) error {
 		return usageError(fmt.Errorf("give two submissions or more to compare (got %d)", len(paths)))
 	}
 	if err := checkSimilarHTML(opts, paths); err != nil {
-		return usageError(err)
+		return inputError(err)
 	}
 	catalog, err := opts.Catalog()
 	if err != nil {

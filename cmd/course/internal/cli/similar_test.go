@@ -195,7 +195,7 @@ func TestSimilarHTMLRefusesToOverwrite(t *testing.T) {
 
 	r := run(t, nil, append([]string{"similar", "--html", page}, paths...)...)
 	assert.Equal(t, 2, r.code)
-	assert.Equal(t, "course similar: --html "+page+": the file exists; use --force to overwrite it\nRun 'course similar --help' for usage.\n", r.stderr)
+	assert.Equal(t, "course similar: --html "+page+": the file exists; use --force to overwrite it\n", r.stderr)
 	assert.Empty(t, r.stdout, "refused before comparing")
 	b, err := os.ReadFile(page)
 	require.NoError(t, err)

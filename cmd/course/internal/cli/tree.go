@@ -74,7 +74,7 @@ has the --leaf id.`, sessionview.MaxDepth, maxHistory>>20, maxHistoryLines),
 func runTree(opts *TreeOptions) error {
 	data, err := readHistory(opts.Path)
 	if err != nil {
-		return usageError(err)
+		return inputError(err)
 	}
 	s := sessionview.Read(data)
 	if opts.Leaf != "" {

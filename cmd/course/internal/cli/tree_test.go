@@ -100,7 +100,7 @@ func TestTreeFileErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope.jsonl")
 	r := run(t, nil, "tree", missing)
 	assert.Equal(t, 2, r.code)
-	assert.Equal(t, "course tree: "+missing+": no such file\nRun 'course tree --help' for usage.\n", r.stderr)
+	assert.Equal(t, "course tree: "+missing+": no such file\n", r.stderr)
 	assert.Empty(t, r.stdout)
 
 	r = run(t, nil, "tree")
@@ -140,7 +140,7 @@ func TestTreeRefusesWhatIsNotASmallRegularFile(t *testing.T) {
 		r := runSoon(t, nil, "tree", tc.path)
 		assert.Equal(t, 2, r.code, "course tree %s", tc.path)
 		assert.Empty(t, r.stdout, "course tree %s", tc.path)
-		assert.Equal(t, "course tree: "+tc.want+"\nRun 'course tree --help' for usage.\n", r.stderr, "course tree %s", tc.path)
+		assert.Equal(t, "course tree: "+tc.want+"\n", r.stderr, "course tree %s", tc.path)
 	}
 	assert.Equal(t, before, snapshot(t, dir), "nothing opened is changed")
 	fi, err := os.Stat(huge)
@@ -240,8 +240,7 @@ func TestTreeOpensOnlyARegularFile(t *testing.T) {
 		select {
 		case r := <-done:
 			assert.Equal(t, 2, r.code, "course tree %s: %s", what, r.stderr)
-			assert.Equal(t, "course tree: "+p+" is "+what+", not a regular file: course tree follows no link and opens nothing else\n"+
-				"Run 'course tree --help' for usage.\n", r.stderr)
+			assert.Equal(t, "course tree: "+p+" is "+what+", not a regular file: course tree follows no link and opens nothing else\n", r.stderr)
 			assert.Empty(t, r.stdout)
 		case <-time.After(10 * time.Second):
 			t.Fatalf("course tree on %s did not return within 10 s: it waits for a writer", what)
@@ -267,8 +266,7 @@ func TestTreeReadsAFileUpToItsBounds(t *testing.T) {
 	r := run(t, nil, "tree", p)
 	assert.Equal(t, 2, r.code, r.stderr)
 	assert.Equal(t, "course tree: "+p+" is larger than 16 MiB, the most course tree reads: draw a part of it "+
-		"(head -c 16000000 FILE > part.jsonl; a line cut in two shows as a tail)\n"+
-		"Run 'course tree --help' for usage.\n", r.stderr)
+		"(head -c 16000000 FILE > part.jsonl; a line cut in two shows as a tail)\n", r.stderr)
 	assert.Empty(t, r.stdout)
 
 	require.NoError(t, os.Truncate(p, 16<<20))
@@ -280,8 +278,7 @@ func TestTreeReadsAFileUpToItsBounds(t *testing.T) {
 	r = run(t, nil, "tree", p)
 	assert.Equal(t, 2, r.code, r.stderr)
 	assert.Equal(t, "course tree: "+p+" has 250001 lines, more than the 250000 course tree reads: draw a part of it "+
-		"(head -n 250000 FILE > part.jsonl)\n"+
-		"Run 'course tree --help' for usage.\n", r.stderr)
+		"(head -n 250000 FILE > part.jsonl)\n", r.stderr)
 	assert.Empty(t, r.stdout)
 
 	require.NoError(t, os.WriteFile(p, []byte(strings.Repeat("\n", 250_000)), 0o644))

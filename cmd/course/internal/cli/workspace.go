@@ -42,14 +42,14 @@ type Workspace struct {
 func openWorkspace(dir string, catalog func() (*lab.Catalog, error)) (*Workspace, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, usageError(fmt.Errorf("--dir %s: %w", dir, err))
+		return nil, inputError(fmt.Errorf("--dir %s: %w", dir, err))
 	}
 	fi, err := os.Stat(abs)
 	switch {
 	case err != nil:
-		return nil, usageError(fmt.Errorf("--dir %s: %w", dir, pathErrCause(err)))
+		return nil, inputError(fmt.Errorf("--dir %s: %w", dir, pathErrCause(err)))
 	case !fi.IsDir():
-		return nil, usageError(fmt.Errorf("--dir %s: not a directory", dir))
+		return nil, inputError(fmt.Errorf("--dir %s: not a directory", dir))
 	}
 	root := ""
 	for d := abs; ; d = filepath.Dir(d) {
@@ -74,9 +74,8 @@ func openWorkspace(dir string, catalog func() (*lab.Catalog, error)) (*Workspace
 		default:
 			how += " (chapters " + strings.Join(chs, ", ") + ")"
 		}
-		return nil, &ExitError{Code: ExitUsage, NoHelp: true, Err: fmt.Errorf(
-			"not inside a practice workspace (no %s here or above); create one with %s",
-			filepath.FromSlash(lab.WorkspaceInfoPath), how)}
+		return nil, inputError(fmt.Errorf("not inside a practice workspace (no %s here or above); create one with %s",
+			filepath.FromSlash(lab.WorkspaceInfoPath), how))
 	}
 	info, err := lab.ReadWorkspaceInfo(root)
 	if err != nil {

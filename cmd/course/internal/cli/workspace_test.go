@@ -297,8 +297,8 @@ func TestOpenWorkspaceRefusals(t *testing.T) {
 		help      bool
 	}{
 		"outside":       {outside, "not inside a practice workspace (no " + filepath.Join(".course", "workspace.json") + " here or above); create one with 'course practice 7 <dir>'", false},
-		"missing":       {filepath.Join(outside, "nope"), "--dir " + filepath.Join(outside, "nope") + ": " + notExist(t), true},
-		"a file":        {notDir, "--dir " + notDir + ": not a directory", true},
+		"missing":       {filepath.Join(outside, "nope"), "--dir " + filepath.Join(outside, "nope") + ": " + notExist(t), false},
+		"a file":        {notDir, "--dir " + notDir + ": not a directory", false},
 		"other chapter": {otherChapter, "workspace " + otherChapter + `: unknown chapter "9" (known: 7)`, false},
 		"broken info":   {broken, "not a usable practice workspace: " + filepath.Join(broken, ".course", "workspace.json") + ": unexpected end of JSON input", false},
 	} {
