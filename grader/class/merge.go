@@ -53,16 +53,16 @@ func Merge(files []SavedFile) (*Saved, error) {
 		case fh.Shard.Count != h.Shard.Count:
 			return nil, fmt.Errorf("%w: %s is shard %s, %s shard %s; merge the shards of one run", ErrOtherSplit, first.Path, h.Shard, f.Path, fh.Shard)
 		}
-		if other, ok := byIndex[fh.Shard.Index]; ok {
-			return nil, fmt.Errorf("%w: %s and %s are both shard %s", ErrShardTwice, other, f.Path, fh.Shard)
-		}
-		byIndex[fh.Shard.Index] = f.Path
 		for _, name := range fh.Submissions {
 			if other, ok := where[name]; ok {
 				return nil, fmt.Errorf("%w: %q is in %s and in %s", ErrSubmissionTwice, visible(name), other, f.Path)
 			}
 			where[name] = f.Path
 		}
+		if other, ok := byIndex[fh.Shard.Index]; ok {
+			return nil, fmt.Errorf("%w: %s and %s are both shard %s", ErrShardTwice, other, f.Path, fh.Shard)
+		}
+		byIndex[fh.Shard.Index] = f.Path
 		results = append(results, f.Saved.Results...)
 	}
 	var missing []string

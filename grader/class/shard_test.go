@@ -199,8 +199,8 @@ func TestMergeRefusesWhatIsNotOneClass(t *testing.T) {
 	otherSplit := append(three()[:2], shards(t, whole, 4, "(devel)")[3])
 	twice := append(three(), three()[0])
 	twice[3].Path = "again.json"
-	crossed := three()
-	crossed[0].Saved.Head.Submissions = append(crossed[0].Saved.Head.Submissions, "carol") // as if carol were graded twice
+	emptyTwice := append(shards(t, whole, 7, "(devel)"), shards(t, whole, 7, "(devel)")[0]) // 1/7 holds no one
+	emptyTwice[7].Path = "again.json"
 	for name, tc := range map[string]struct {
 		files []SavedFile
 		want  error
@@ -210,9 +210,9 @@ func TestMergeRefusesWhatIsNotOneClass(t *testing.T) {
 		"another lab":          {otherLab, ErrOtherLab, "shard-1.json is of lab 7, shard-2.json of lab 8"},
 		"another course":       {otherCourse, ErrOtherCourse, "shard-1.json was graded by course (devel), shard-3.json by course v2.0.0"},
 		"another split":        {otherSplit, ErrOtherSplit, "shard-1.json is shard 1/3, shard-4.json shard 4/4"},
-		"a shard twice":        {twice, ErrShardTwice, "shard-1.json and again.json are both shard 1/3"},
+		"a shard twice":        {twice, ErrSubmissionTwice, `"bob" is in shard-1.json and in again.json`},
+		"an empty shard twice": {emptyTwice, ErrShardTwice, "shard-1.json and again.json are both shard 1/7"},
 		"a shard missing":      {three()[1:], ErrShardMissing, "no report of shard 1/3"},
-		"a submission twice":   {crossed, ErrSubmissionTwice, `"carol" is in shard-1.json and in shard-2.json`},
 		"two shards missing":   {three()[2:], ErrShardMissing, "no report of shard 1/3, 2/3"},
 		"one report, no other": {nil, nil, "no report to merge"},
 	} {

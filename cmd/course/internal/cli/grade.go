@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -32,6 +33,9 @@ type GradeOptions struct {
 	Catalog func() (*lab.Catalog, error)
 	// Getenv reads the environment (NO_COLOR).
 	Getenv func(string) string
+	// BuildInfo says how the tool was built: the course version a shard's
+	// report records.
+	BuildInfo func() (*debug.BuildInfo, bool)
 
 	Paths      []string      // the submissions, as given
 	Format     string        // text, json, gradescope or junit
@@ -46,7 +50,8 @@ type GradeOptions struct {
 	CSV        string        // a CSV file with one row per submission
 	HTML       string        // a class report page
 	RulesURL   string        // where the page links rules to
-	From       string        // a saved --json report to make the reports from, instead of grading
+	From       []string      // saved --json reports to make the reports from, instead of grading: several are merged
+	Shard      string        // "K/N": grade only part K of N of the submissions
 	Force      bool          // overwrite an existing -o, --csv or --html file
 	Update     bool          // --csv names an earlier table: replace the rows of the submissions graded now
 	OnlyFailed bool          // with --update: grade only the submissions whose earlier row is not full marks
@@ -64,7 +69,7 @@ type GradeOptions struct {
 
 // NewCmdGrade returns the `course grade [flags] <submission>...` command.
 func NewCmdGrade(f *Factory) *cobra.Command {
-	opts := &GradeOptions{IO: f.IO, Catalog: f.Catalog, Getenv: os.Getenv}
+	opts := &GradeOptions{IO: f.IO, Catalog: f.Catalog, Getenv: os.Getenv, BuildInfo: f.BuildInfo}
 	cmd := &cobra.Command{
 		Use:   "grade [flags] <submission>...",
 		Short: "Grade submissions of a lab: one in detail, or a whole class",
@@ -90,6 +95,11 @@ Several submissions: graded in parallel (--jobs), then one row each and the
 pass rate of every exercise. --csv writes a row per submission as soon as it
 is graded, so an interrupted run keeps what it finished.
 
+A class split over machines: --shard K/N grades part K of N (by each
+submission's name, whatever their order); with --json its report says
+its part, lab and course version, and --from a.json --from b.json ...
+merges every part's report into the class's table, --csv and --html.
+
 The lab's hidden tests are run and marked hidden unless --no-hidden. Bonus
 exercises (optional ones, see course list) are graded only with --bonus, and
 only then do their points count in the maximum score.
@@ -101,7 +111,8 @@ command, interrupted). See docs/grading.md.`,
   course grade --lab {exercise} alice.zip
   course grade --chapter {chapter} alice.go
   course grade --format gradescope -o /autograder/results/results.json /autograder/submission
-  course grade --csv grades.csv submissions/*`,
+  course grade --csv grades.csv submissions/*
+  course grade --shard 2/4 --json -o shard-2.json submissions/*`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			if cmd.Flags().Changed("json") && cmd.Flags().Changed("format") && opts.Format != formatJSON {
@@ -133,7 +144,8 @@ command, interrupted). See docs/grading.md.`,
 	fl.StringVar(&opts.CSV, "csv", "", "write one row per submission to `FILE` as each is graded")
 	fl.StringVar(&opts.HTML, "html", "", "also write the class report, one self-contained page, to `FILE`")
 	fl.StringVar(&opts.RulesURL, "rules-url", "", "where the --html page links each rule: `URL` of the lab's rule table, {lab} for the chapter (default docs/lab{lab}-rules.md)")
-	fl.StringVar(&opts.From, "from", "", "make the reports (text, --csv, --html, --format junit) from `FILE`, a saved --json report, instead of grading")
+	fl.StringArrayVar(&opts.From, "from", nil, "make the reports (text, --csv, --html, --format junit or json) from `FILE`, a saved --json report, instead of grading; repeat it to merge the reports of every --shard of a class")
+	fl.StringVar(&opts.Shard, "shard", "", "grade only part `K/N` of the submissions given (each falls in one part, by its name); with --json the report records the part, for --from to merge")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite an existing -o, --csv or --html file")
 	fl.BoolVar(&opts.Update, "update", false, "regrade: the --csv file holds earlier grades; replace the rows of the submissions given, keep the others")
 	fl.BoolVar(&opts.OnlyFailed, "only-failed", false, "with --update: of the submissions given, grade only those whose earlier row is not full marks")

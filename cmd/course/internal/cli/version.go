@@ -27,32 +27,65 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 	}
 }
 
-func runVersion(opts *VersionOptions) error {
-	version, revision, modified, goVersion := "(devel)", "", false, runtime.Version()
-	if bi, ok := opts.BuildInfo(); ok && bi != nil {
+// buildFacts is what the build info says of the tool: its version
+// ("(devel)" for a build from a checkout), the commit it was built from
+// and whether that had uncommitted changes, and the Go that built it.
+type buildFacts struct {
+	version, revision string
+	modified          bool
+	goVersion         string
+}
+
+func readBuildFacts(buildInfo func() (*debug.BuildInfo, bool)) buildFacts {
+	b := buildFacts{version: "(devel)", goVersion: runtime.Version()}
+	if buildInfo == nil {
+		return b
+	}
+	if bi, ok := buildInfo(); ok && bi != nil {
 		if bi.Main.Version != "" {
-			version = bi.Main.Version
+			b.version = bi.Main.Version
 		}
 		if bi.GoVersion != "" {
-			goVersion = bi.GoVersion
+			b.goVersion = bi.GoVersion
 		}
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				revision = s.Value
+				b.revision = s.Value
 			case "vcs.modified":
-				modified = s.Value == "true"
+				b.modified = s.Value == "true"
 			}
 		}
 	}
+	return b
+}
+
+// courseVersion is the course a report was graded by, in one line: the
+// tool's version and commit. The tool embeds the labs and their tests, so
+// two reports of one course version were graded by the same tests.
+func courseVersion(buildInfo func() (*debug.BuildInfo, bool)) string {
+	b := readBuildFacts(buildInfo)
+	v := b.version
+	if b.revision != "" {
+		v += " " + b.revision
+		if b.modified {
+			v += " (modified)"
+		}
+	}
+	return v
+}
+
+func runVersion(opts *VersionOptions) error {
+	b := readBuildFacts(opts.BuildInfo)
 	out := opts.IO.Out
-	fmt.Fprintf(out, "course %s\n", version)
-	if revision != "" {
-		if modified {
+	fmt.Fprintf(out, "course %s\n", b.version)
+	if b.revision != "" {
+		revision := b.revision
+		if b.modified {
 			revision += " (modified)"
 		}
 		fmt.Fprintf(out, "revision %s\n", revision)
 	}
-	fmt.Fprintf(out, "built with %s %s/%s\n", goVersion, runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(out, "built with %s %s/%s\n", b.goVersion, runtime.GOOS, runtime.GOARCH)
 	return nil
 }
