@@ -32,6 +32,9 @@ var (
 	CheckoutAction       = PinnedAction{"actions/checkout", "11bd71901bbe5b1630ceea73d27597364c9af683", "v4.2.2"}
 	SetupGoAction        = PinnedAction{"actions/setup-go", "d35c59abb061a4a6fb18e82ac0862c26744d6ab5", "v5.5.0"}
 	UploadArtifactAction = PinnedAction{"actions/upload-artifact", "ea165f8d65b6e75b540449e92b4886f43607fa02", "v4.6.2"}
+	// DownloadArtifactAction is the release of actions/download-artifact
+	// made beside UploadArtifactAction's (artifacts v4 both).
+	DownloadArtifactAction = PinnedAction{"actions/download-artifact", "d3f86a106a0bac45b974a628896c90dbdf5c8093", "v4.3.0"}
 )
 
 // PinnedAction is a GitHub action at one commit.
@@ -173,12 +176,16 @@ func (c *CI) GitHubWorkflow() ([]byte, error) {
 	if err := encodeYAML(&b, wf); err != nil {
 		return nil, err
 	}
-	// A version comment after each pinned SHA, as people read them.
-	out := b.String()
-	for _, a := range []PinnedAction{CheckoutAction, SetupGoAction, UploadArtifactAction} {
-		out = strings.ReplaceAll(out, "uses: "+a.Uses()+"\n", "uses: "+a.Uses()+" # "+a.Version+"\n")
+	return commentPins(b.String()), nil
+}
+
+// commentPins writes a version comment after each pinned SHA of a
+// workflow, as people read them.
+func commentPins(workflow string) []byte {
+	for _, a := range []PinnedAction{CheckoutAction, SetupGoAction, UploadArtifactAction, DownloadArtifactAction} {
+		workflow = strings.ReplaceAll(workflow, "uses: "+a.Uses()+"\n", "uses: "+a.Uses()+" # "+a.Version+"\n")
 	}
-	return []byte(out), nil
+	return []byte(workflow)
 }
 
 type ghWorkflow struct {
@@ -189,10 +196,13 @@ type ghWorkflow struct {
 }
 
 type ghJob struct {
-	Name           string   `yaml:"name"`
-	RunsOn         string   `yaml:"runs-on"`
-	TimeoutMinutes int      `yaml:"timeout-minutes"`
-	Steps          []ghStep `yaml:"steps"`
+	Name           string     `yaml:"name"`
+	Needs          string     `yaml:"needs,omitempty"`
+	RunsOn         string     `yaml:"runs-on"`
+	TimeoutMinutes int        `yaml:"timeout-minutes"`
+	Strategy       *yaml.Node `yaml:"strategy,omitempty"`
+	Env            *yaml.Node `yaml:"env,omitempty"`
+	Steps          []ghStep   `yaml:"steps"`
 }
 
 type ghStep struct {
@@ -274,9 +284,10 @@ type glJob struct {
 }
 
 type glArtifacts struct {
-	When    string            `yaml:"when"`
-	Paths   []string          `yaml:"paths"`
-	Reports map[string]string `yaml:"reports"`
+	When     string            `yaml:"when,omitempty"`
+	Paths    []string          `yaml:"paths"`
+	ExpireIn string            `yaml:"expire_in,omitempty"`
+	Reports  map[string]string `yaml:"reports,omitempty"`
 }
 
 func encodeYAML(b *bytes.Buffer, v any) error {
