@@ -118,6 +118,8 @@ func TestClassGitHubWorkflowIsAMatrixOfShardsThenAMerge(t *testing.T) {
 		assert.False(t, grade.Strategy.FailFast, "a failing shard does not cancel the others")
 		assert.Equal(t, strconv.Itoa(c.Shards), grade.Env["SHARDS"])
 		assert.Equal(t, "grade", merge.Needs, "the merge waits for every shard")
+		assert.Equal(t, 120, grade.TimeoutMinutes, "docs/instructors.md: a shard's job stops at 120 minutes")
+		assert.Equal(t, 30, merge.TimeoutMinutes, "docs/instructors.md: the merge at 30")
 		for _, job := range []string{"grade", "merge"} {
 			for _, s := range wf.Jobs[job].Steps {
 				assert.NotContains(t, s.Run, "${{", "%s: no expression in a script", s.Name)
@@ -137,6 +139,7 @@ func TestClassGitHubWorkflowIsAMatrixOfShardsThenAMerge(t *testing.T) {
 		upload := grade.Steps[len(grade.Steps)-1]
 		assert.Equal(t, "class-shard-${{ matrix.shard }}", upload.With["name"])
 		assert.Equal(t, "class-reports/shard-${{ matrix.shard }}.json", upload.With["path"])
+		assert.Equal(t, "7", upload.With["retention-days"], "docs/instructors.md: kept 7 days")
 		assert.Equal(t, "class-shard-*", merge.Steps[3].With["pattern"], "the merge downloads every shard's artifact")
 		last := merge.Steps[len(merge.Steps)-1]
 		assert.Equal(t, "class-reports/grades.csv\nclass-reports/report.html\n", last.With["path"], "CSV and HTML as an artifact")
@@ -231,6 +234,8 @@ func TestClassGitLabCIRunsTheShardsInParallelThenMerges(t *testing.T) {
 		assert.Contains(t, shard.Script[len(shard.Script)-1], `SHARD="$CI_NODE_INDEX"`)
 		assert.Contains(t, shard.Script[len(shard.Script)-1], `SHARDS="$CI_NODE_TOTAL"`)
 		assert.Equal(t, []string{"class-reports/"}, shard.Artifacts.Paths)
+		assert.Equal(t, "1 week", shard.Artifacts.ExpireIn)
+		assert.Equal(t, []string{".go-mod/"}, shard.Cache.Paths, "the modules cached in the project")
 		assert.Equal(t, []string{autograder.GitLabShardJob}, merge.Needs, "the merge needs every shard")
 		assert.Equal(t, "always", merge.Artifacts.When, "a failing merge keeps what it wrote")
 		assert.Equal(t, []string{"class-reports/grades.csv", "class-reports/report.html"}, merge.Artifacts.Paths)
@@ -339,9 +344,12 @@ type k8sJob struct {
 			Spec struct {
 				RestartPolicy string `yaml:"restartPolicy"`
 				Containers    []struct {
-					WorkingDir string   `yaml:"workingDir"`
-					Command    []string `yaml:"command"`
-					Env        []struct {
+					WorkingDir string `yaml:"workingDir"`
+					Resources  struct {
+						Requests map[string]string `yaml:"requests"`
+					} `yaml:"resources"`
+					Command []string `yaml:"command"`
+					Env     []struct {
 						Name  string `yaml:"name"`
 						Value string `yaml:"value"`
 					} `yaml:"env"`
@@ -404,6 +412,8 @@ func TestClassKubernetesIsAnIndexedJobThenAMergeOnOneVolume(t *testing.T) {
 		assert.Equal(t, c.Shards, g.Spec.Parallelism, "every shard at once")
 		assert.Equal(t, strconv.Itoa(c.Shards), g.env()["SHARDS"])
 		assert.Contains(t, g.Spec.Template.Spec.Containers[0].Command[2], `SHARD=$((JOB_COMPLETION_INDEX + 1))`)
+		assert.Contains(t, g.Spec.Template.Spec.Containers[0].Command[2], "--jobs 2 --runs 2", "as many as the pod's CPUs")
+		assert.Equal(t, map[string]string{"cpu": "2", "memory": "6Gi"}, g.Spec.Template.Spec.Containers[0].Resources.Requests)
 
 		merge := k8sJobs(t, k.Merge)
 		require.Len(t, merge, 1)
