@@ -96,13 +96,16 @@ func (c *CI) check(repo *regexp.Regexp, what string) (ref string, err error) {
 // the student's own CI job, which the student controls: a weaker sandbox
 // there protects nothing more, and CI machines often refuse the namespaces
 // of the full one.
-func (c *CI) gradeFlags() string {
-	flags := []string{"--chapter", c.Lab.Chapter, "--sandbox", "best"}
-	if c.Bonus {
+func (c *CI) gradeFlags() string { return gradeFlags(c.Lab, "best", c.Bonus, c.Timeout) }
+
+// gradeFlags are course grade's flags for lab l in a job's script.
+func gradeFlags(l *lab.Lab, sandbox string, bonus bool, timeout time.Duration) string {
+	flags := []string{"--chapter", l.Chapter, "--sandbox", sandbox}
+	if bonus {
 		flags = append(flags, "--bonus")
 	}
-	if c.Timeout > 0 {
-		flags = append(flags, "--timeout", c.Timeout.String())
+	if timeout > 0 {
+		flags = append(flags, "--timeout", timeout.String())
 	}
 	return strings.Join(flags, " ")
 }
@@ -237,7 +240,7 @@ func (c *CI) GitLabCI() ([]byte, error) {
 	if goVersion == "" {
 		goVersion = DefaultGoVersion()
 	}
-	if !goRelease.MatchString(goVersion) {
+	if !goReleaseName.MatchString(goVersion) {
 		return nil, fmt.Errorf("Go version %q: not a release name like go1.26.2", goVersion)
 	}
 	// Grading never writes into the submission (the project's directory):

@@ -105,28 +105,10 @@ func (c *ClassCI) submissions() string {
 	return c.Submissions
 }
 
-func (c *ClassCI) goVersion() (string, error) {
-	v := c.GoVersion
-	if v == "" {
-		v = DefaultGoVersion()
-	}
-	if !goRelease.MatchString(v) {
-		return "", fmt.Errorf("Go version %q: not a release name like go1.26.2", v)
-	}
-	return v, nil
-}
+func (c *ClassCI) goVersion() (string, error) { return goRelease(c.GoVersion) }
 
 // gradeFlags are course grade's flags for every shard.
-func (c *ClassCI) gradeFlags() string {
-	flags := []string{"--chapter", c.Lab.Chapter, "--sandbox", c.sandbox()}
-	if c.Bonus {
-		flags = append(flags, "--bonus")
-	}
-	if c.Timeout > 0 {
-		flags = append(flags, "--timeout", c.Timeout.String())
-	}
-	return strings.Join(flags, " ")
-}
+func (c *ClassCI) gradeFlags() string { return gradeFlags(c.Lab, c.sandbox(), c.Bonus, c.Timeout) }
 
 // summary is the header comment of a file of ClassCI.
 func (c *ClassCI) summary(platform, made string) string {

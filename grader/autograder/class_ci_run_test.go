@@ -299,11 +299,8 @@ exit "$status"`)
 
 func readSaved(t *testing.T, p string) *classpkg.Saved {
 	t.Helper()
-	f, err := os.Open(p)
-	require.NoError(t, err)
-	defer f.Close()
-	s, err := classpkg.ReadSaved(f)
-	require.NoError(t, err, "ReadSaved(%s)", p)
+	s, err := classpkg.ReadSavedFile(p)
+	require.NoError(t, err, "ReadSavedFile(%s)", p)
 	return s
 }
 

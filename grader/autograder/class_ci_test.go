@@ -49,6 +49,16 @@ func yamlDocs(t *testing.T, data []byte) []any {
 	}
 }
 
+// actionlintErrors are actionlint's findings in the workflow data at path.
+func actionlintErrors(t *testing.T, path string, data []byte) []*actionlint.Error {
+	t.Helper()
+	linter, err := actionlint.NewLinter(io.Discard, &actionlint.LinterOptions{})
+	require.NoError(t, err)
+	errs, err := linter.Lint(path, data, nil)
+	require.NoError(t, err)
+	return errs
+}
+
 // classCIs are the variants every platform's files are checked in.
 func classCIs(t *testing.T) []*autograder.ClassCI {
 	return []*autograder.ClassCI{
@@ -91,15 +101,22 @@ type ghClassStep struct {
 	Run  string            `yaml:"run"`
 }
 
+// knownYAML decodes data into a T, refusing a field T does not have: a
+// file parsed as its platform reads it.
+func knownYAML[T any](t *testing.T, data []byte) T {
+	t.Helper()
+	var v T
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	require.NoError(t, dec.Decode(&v), string(data))
+	return v
+}
+
 func classWorkflow(t *testing.T, c *autograder.ClassCI) ([]byte, ghClassWorkflow) {
 	t.Helper()
 	data, err := c.GitHubWorkflow()
 	require.NoError(t, err)
-	var wf ghClassWorkflow
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	require.NoError(t, dec.Decode(&wf), string(data))
-	return data, wf
+	return data, knownYAML[ghClassWorkflow](t, data)
 }
 
 func TestClassGitHubWorkflowIsAMatrixOfShardsThenAMerge(t *testing.T) {
@@ -151,13 +168,7 @@ func TestClassGitHubWorkflowIsAMatrixOfShardsThenAMerge(t *testing.T) {
 // against SchemaStore's github-workflow.json and with actionlint.
 func TestClassGitHubWorkflowMatchesSchemaStoresSchema(t *testing.T) {
 	sch := schema(t, "github-workflow.schema.json")
-	lint := func(data []byte) []*actionlint.Error {
-		linter, err := actionlint.NewLinter(io.Discard, &actionlint.LinterOptions{})
-		require.NoError(t, err)
-		errs, err := linter.Lint(".github/workflows/grade-lab10.yml", data, nil)
-		require.NoError(t, err)
-		return errs
-	}
+	lint := func(data []byte) []*actionlint.Error { return actionlintErrors(t, ".github/workflows/grade-lab10.yml", data) }
 	for _, c := range classCIs(t) {
 		data, _ := classWorkflow(t, c)
 		docs := yamlDocs(t, data)
@@ -217,11 +228,7 @@ func classPipeline(t *testing.T, c *autograder.ClassCI) ([]byte, glClassCI) {
 	t.Helper()
 	data, err := c.GitLabCI()
 	require.NoError(t, err)
-	var ci glClassCI
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	require.NoError(t, dec.Decode(&ci), string(data))
-	return data, ci
+	return data, knownYAML[glClassCI](t, data)
 }
 
 func TestClassGitLabCIRunsTheShardsInParallelThenMerges(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/coursekit/course/grader/format"
@@ -53,6 +54,16 @@ type Saved struct {
 	// Results are the submissions by name: each graded one's report, or
 	// why it could not be graded (Err), with its path as the run gave it.
 	Results []Result
+}
+
+// ReadSavedFile reads the saved report at path, as ReadSaved does.
+func ReadSavedFile(path string) (*Saved, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadSaved(f)
 }
 
 // ErrIncompleteShard is the error of a shard's report that lacks the

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	classpkg "github.com/coursekit/course/grader/class"
@@ -101,14 +100,13 @@ func runGradeFrom(opts *GradeOptions) error {
 func readFrom(paths []string) (*classpkg.Saved, error) {
 	var files []classpkg.SavedFile
 	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, cannotGrade(fmt.Errorf("--from: %w", err))
-		}
-		saved, err := classpkg.ReadSaved(f)
-		f.Close()
-		if err != nil {
+		saved, err := classpkg.ReadSavedFile(p)
+		var je *classpkg.JSONError
+		switch {
+		case errors.As(err, &je):
 			return nil, cannotGrade(fmt.Errorf("--from %s: %w", p, err))
+		case err != nil:
+			return nil, cannotGrade(fmt.Errorf("--from: %w", err))
 		}
 		files = append(files, classpkg.SavedFile{Path: p, Saved: saved})
 	}

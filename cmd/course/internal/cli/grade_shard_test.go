@@ -66,11 +66,8 @@ func shardClass(t *testing.T) []string {
 // shardReport reads a shard's saved report.
 func shardReport(t *testing.T, p string) *classpkg.Saved {
 	t.Helper()
-	f, err := os.Open(p)
-	require.NoError(t, err)
-	defer f.Close()
-	s, err := classpkg.ReadSaved(f)
-	require.NoError(t, err, "ReadSaved(%s)", p)
+	s, err := classpkg.ReadSavedFile(p)
+	require.NoError(t, err, "ReadSavedFile(%s)", p)
 	return s
 }
 
@@ -187,11 +184,7 @@ func TestGradeShardReportRecordsTheCourseVersion(t *testing.T) {
 // their paths.
 func splitGolden(t *testing.T, n int, edit func(k int, head *classpkg.ShardHead)) []string {
 	t.Helper()
-	f, err := os.Open(goldenClass)
-	require.NoError(t, err)
-	defer f.Close()
-	saved, err := classpkg.ReadSaved(f)
-	require.NoError(t, err)
+	saved := shardReport(t, goldenClass)
 	dir := t.TempDir()
 	var paths []string
 	for k := 1; k <= n; k++ {
