@@ -161,98 +161,108 @@ type classRun struct {
 func TestClassCIJobsGradeAClassInShardsAsOneRunDoes(t *testing.T) {
 	c := &autograder.ClassCI{Lab: lab10(t), Shards: 2}
 	lay := newClassLayout(t) // one checkout for the three, one after the other
-	t.Run("github", func(t *testing.T) {
-		lay.reset(t)
-		_, wf := classWorkflow(t, c)
-		artifacts := t.TempDir()
-		for _, k := range wf.Jobs["grade"].Strategy.Matrix.Shard {
-			codes := runGitHubJob(t, lay, wf.Jobs["grade"], k, artifacts)
-			assert.Equal(t, []int{0, 0, 0}, codes, "shard %d: the sandbox, the build and the grade pass (a shard with carol's row too)", k)
-		}
-		require.NoError(t, os.RemoveAll(filepath.Join(lay.checkout, autograder.ClassReportsDir)), "the merge job starts from a fresh checkout")
-		codes := runGitHubJob(t, lay, wf.Jobs["merge"], 0, artifacts)
-		assert.Equal(t, []int{0, 2}, codes, "the merge fails, after writing, since carol could not be graded")
-		for _, f := range []string{"grades.csv", "report.html"} {
-			assert.FileExists(t, filepath.Join(artifacts, "class-report", f), "the class-report artifact")
-		}
-		checkClassRun(t, lay, classRun{
-			shards:  []string{filepath.Join(artifacts, "class-shard-1", "shard-1.json"), filepath.Join(artifacts, "class-shard-2", "shard-2.json")},
-			reports: filepath.Join(artifacts, "class-report"), dir: lay.checkout,
-			env: append(slices.Clone(lay.env), "SUBMISSIONS="+wf.Jobs["grade"].Env["SUBMISSIONS"]),
+	for _, p := range []struct {
+		name string
+		run  func(*testing.T, classLayout, *autograder.ClassCI) classRun
+	}{{"github", runGitHubJobs}, {"gitlab", runGitLabJobs}, {"kubernetes", runKubernetesJobs}} {
+		t.Run(p.name, func(t *testing.T) {
+			lay.reset(t)
+			checkClassRun(t, lay, p.run(t, lay, c))
 		})
-	})
-	t.Run("gitlab", func(t *testing.T) {
-		lay.reset(t)
-		_, ci := classPipeline(t, c)
-		shard, merge := ci.Jobs[autograder.GitLabShardJob], ci.Jobs[autograder.GitLabMergeJob]
-		jobEnv := func(job glClassJob, more ...string) []string {
-			env := append(slices.Clone(lay.env), "CI_PROJECT_DIR="+lay.checkout)
-			for name, v := range job.Variables {
-				env = append(env, name+"="+strings.ReplaceAll(v, "$CI_PROJECT_DIR", lay.checkout))
+	}
+}
+
+// runGitHubJobs runs the workflow's jobs: the matrix, then the merge.
+func runGitHubJobs(t *testing.T, lay classLayout, c *autograder.ClassCI) classRun {
+	_, wf := classWorkflow(t, c)
+	artifacts := t.TempDir()
+	for _, k := range wf.Jobs["grade"].Strategy.Matrix.Shard {
+		codes := runGitHubJob(t, lay, wf.Jobs["grade"], k, artifacts)
+		assert.Equal(t, []int{0, 0, 0}, codes, "shard %d: the sandbox, the build and the grade pass (a shard with carol's row too)", k)
+	}
+	require.NoError(t, os.RemoveAll(filepath.Join(lay.checkout, autograder.ClassReportsDir)), "the merge job starts from a fresh checkout")
+	codes := runGitHubJob(t, lay, wf.Jobs["merge"], 0, artifacts)
+	assert.Equal(t, []int{0, 2}, codes, "the merge fails, after writing, since carol could not be graded")
+	for _, f := range []string{"grades.csv", "report.html"} {
+		assert.FileExists(t, filepath.Join(artifacts, "class-report", f), "the class-report artifact")
+	}
+	return classRun{
+		shards:  []string{filepath.Join(artifacts, "class-shard-1", "shard-1.json"), filepath.Join(artifacts, "class-shard-2", "shard-2.json")},
+		reports: filepath.Join(artifacts, "class-report"), dir: lay.checkout,
+		env: append(slices.Clone(lay.env), "SUBMISSIONS="+wf.Jobs["grade"].Env["SUBMISSIONS"]),
+	}
+}
+
+// runGitLabJobs runs the pipeline's jobs: grade-shard once per node, then
+// merge-shards with their artifacts.
+func runGitLabJobs(t *testing.T, lay classLayout, c *autograder.ClassCI) classRun {
+	_, ci := classPipeline(t, c)
+	shard, merge := ci.Jobs[autograder.GitLabShardJob], ci.Jobs[autograder.GitLabMergeJob]
+	jobEnv := func(job glClassJob, more ...string) []string {
+		env := append(slices.Clone(lay.env), "CI_PROJECT_DIR="+lay.checkout)
+		for name, v := range job.Variables {
+			env = append(env, name+"="+strings.ReplaceAll(v, "$CI_PROJECT_DIR", lay.checkout))
+		}
+		return append(env, more...)
+	}
+	artifacts := t.TempDir()
+	var shards []string
+	require.Equal(t, []string{autograder.ClassReportsDir + "/"}, shard.Artifacts.Paths)
+	for k := 1; k <= shard.Parallel; k++ {
+		code, out := bashScript(t, lay.checkout, jobEnv(shard, "CI_NODE_INDEX="+strconv.Itoa(k), "CI_NODE_TOTAL="+strconv.Itoa(shard.Parallel)),
+			strings.Join(shard.Script, "\n"))
+		require.Equal(t, 0, code, "grade-shard %d/%d:\n%s", k, shard.Parallel, out)
+		copyFile(t, filepath.Join(lay.checkout, autograder.ClassReportsDir, autograder.ShardReport(k)), filepath.Join(artifacts, strconv.Itoa(k)))
+		shards = append(shards, filepath.Join(artifacts, strconv.Itoa(k), autograder.ShardReport(k)))
+		require.NoError(t, os.RemoveAll(filepath.Join(lay.checkout, autograder.ClassReportsDir)), "the next job starts from a fresh checkout")
+	}
+	for _, p := range shards { // the merge job gets the artifacts of the jobs it needs
+		copyFile(t, p, filepath.Join(lay.checkout, autograder.ClassReportsDir))
+	}
+	code, out := bashScript(t, lay.checkout, jobEnv(merge), strings.Join(merge.Script, "\n"))
+	assert.Equal(t, 2, code, "the merge fails, after writing, since carol could not be graded:\n%s", out)
+	for _, p := range merge.Artifacts.Paths {
+		assert.FileExists(t, filepath.Join(lay.checkout, p), "artifact %s", p)
+	}
+	return classRun{shards: shards, reports: filepath.Join(lay.checkout, autograder.ClassReportsDir), dir: lay.checkout, env: jobEnv(merge)}
+}
+
+// runKubernetesJobs runs the pods of the Indexed Job, one per completion
+// index, then the merge Job's, on a volume made of the checkout.
+func runKubernetesJobs(t *testing.T, lay classLayout, c *autograder.ClassCI) classRun {
+	k, err := c.Kubernetes()
+	require.NoError(t, err)
+	grade, merge := k8sJobs(t, k.Grade)[0], k8sJobs(t, k.Merge)[0]
+	// The volume: the course's tree is the checkout, and the submissions in it.
+	volume := map[string]string{autograder.K8sCourse: lay.checkout, autograder.K8sSubmissions: filepath.Join(lay.checkout, "submissions"),
+		autograder.K8sReports: filepath.Join(t.TempDir(), "reports")}
+	pod := func(job k8sJob, more ...string) (code int, out, dir string, env []string) {
+		ctr := job.Spec.Template.Spec.Containers[0]
+		env = slices.Clone(lay.env)
+		for _, e := range ctr.Env {
+			v := e.Value
+			if local, ok := volume[v]; ok {
+				v = local
 			}
-			return append(env, more...)
-		}
-		artifacts := t.TempDir()
-		var shards []string
-		for k := 1; k <= shard.Parallel; k++ {
-			code, out := bashScript(t, lay.checkout, jobEnv(shard, "CI_NODE_INDEX="+strconv.Itoa(k), "CI_NODE_TOTAL="+strconv.Itoa(shard.Parallel)),
-				strings.Join(shard.Script, "\n"))
-			require.Equal(t, 0, code, "grade-shard %d/%d:\n%s", k, shard.Parallel, out)
-			require.Equal(t, []string{autograder.ClassReportsDir + "/"}, shard.Artifacts.Paths)
-			p := filepath.Join(lay.checkout, autograder.ClassReportsDir, autograder.ShardReport(k))
-			copyFile(t, p, filepath.Join(artifacts, strconv.Itoa(k)))
-			shards = append(shards, filepath.Join(artifacts, strconv.Itoa(k), autograder.ShardReport(k)))
-			require.NoError(t, os.RemoveAll(filepath.Join(lay.checkout, autograder.ClassReportsDir)), "the next job starts from a fresh checkout")
-		}
-		for _, p := range shards { // the merge job gets the artifacts of the jobs it needs
-			copyFile(t, p, filepath.Join(lay.checkout, autograder.ClassReportsDir))
-		}
-		code, out := bashScript(t, lay.checkout, jobEnv(merge), strings.Join(merge.Script, "\n"))
-		assert.Equal(t, 2, code, "the merge fails, after writing, since carol could not be graded:\n%s", out)
-		for _, p := range merge.Artifacts.Paths {
-			assert.FileExists(t, filepath.Join(lay.checkout, p), "artifact %s", p)
-		}
-		checkClassRun(t, lay, classRun{shards: shards, reports: filepath.Join(lay.checkout, autograder.ClassReportsDir), dir: lay.checkout, env: jobEnv(merge)})
-	})
-	t.Run("kubernetes", func(t *testing.T) {
-		lay.reset(t)
-		k, err := c.Kubernetes()
-		require.NoError(t, err)
-		grade, merge := k8sJobs(t, k.Grade)[0], k8sJobs(t, k.Merge)[0]
-		// The volume: the course's tree is the checkout, and the submissions in it.
-		volume := map[string]string{autograder.K8sCourse: lay.checkout, autograder.K8sSubmissions: filepath.Join(lay.checkout, "submissions"),
-			autograder.K8sReports: filepath.Join(t.TempDir(), "reports")}
-		pod := func(job k8sJob, more ...string) (dir string, env []string) {
-			ctr := job.Spec.Template.Spec.Containers[0]
-			env = slices.Clone(lay.env)
-			for _, e := range ctr.Env {
-				v := e.Value
-				if local, ok := volume[v]; ok {
-					v = local
-				}
-				if e.Name == "COURSE" {
-					require.Equal(t, autograder.K8sTool, v)
-					v = filepath.Join(t.TempDir(), "course-tool", "course") // each pod's own
-				}
-				env = append(env, e.Name+"="+v)
+			if e.Name == "COURSE" {
+				require.Equal(t, autograder.K8sTool, v)
+				v = filepath.Join(t.TempDir(), "course-tool", "course") // each pod's own
 			}
-			return volume[ctr.WorkingDir], append(env, more...)
+			env = append(env, e.Name+"="+v)
 		}
-		for i := range grade.Spec.Completions {
-			ctr := grade.Spec.Template.Spec.Containers[0]
-			dir, env := pod(grade, "JOB_COMPLETION_INDEX="+strconv.Itoa(i))
-			code, out := runIn(t, dir, env, ctr.Command[0], ctr.Command[1:]...)
-			require.Equal(t, 0, code, "pod %d of the Indexed Job:\n%s", i, out)
-		}
-		ctr := merge.Spec.Template.Spec.Containers[0]
-		dir, env := pod(merge)
-		code, out := runIn(t, dir, env, ctr.Command[0], ctr.Command[1:]...)
-		assert.Equal(t, 2, code, "the merge fails, after writing, since carol could not be graded:\n%s", out)
-		reports := volume[autograder.K8sReports]
-		checkClassRun(t, lay, classRun{
-			shards:  []string{filepath.Join(reports, autograder.ShardReport(1)), filepath.Join(reports, autograder.ShardReport(2))},
-			reports: reports, dir: dir, env: env})
-	})
+		dir, env = volume[ctr.WorkingDir], append(env, more...)
+		code, out = runIn(t, dir, env, ctr.Command[0], ctr.Command[1:]...)
+		return code, out, dir, env
+	}
+	for i := range grade.Spec.Completions {
+		code, out, _, _ := pod(grade, "JOB_COMPLETION_INDEX="+strconv.Itoa(i))
+		require.Equal(t, 0, code, "pod %d of the Indexed Job:\n%s", i, out)
+	}
+	code, out, dir, env := pod(merge)
+	assert.Equal(t, 2, code, "the merge fails, after writing, since carol could not be graded:\n%s", out)
+	reports := volume[autograder.K8sReports]
+	return classRun{shards: []string{filepath.Join(reports, autograder.ShardReport(1)), filepath.Join(reports, autograder.ShardReport(2))},
+		reports: reports, dir: dir, env: env}
 }
 
 // checkClassRun checks what a platform's jobs left against one run of

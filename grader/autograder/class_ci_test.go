@@ -168,7 +168,9 @@ func TestClassGitHubWorkflowIsAMatrixOfShardsThenAMerge(t *testing.T) {
 // against SchemaStore's github-workflow.json and with actionlint.
 func TestClassGitHubWorkflowMatchesSchemaStoresSchema(t *testing.T) {
 	sch := schema(t, "github-workflow.schema.json")
-	lint := func(data []byte) []*actionlint.Error { return actionlintErrors(t, ".github/workflows/grade-lab10.yml", data) }
+	lint := func(data []byte) []*actionlint.Error {
+		return actionlintErrors(t, ".github/workflows/grade-lab10.yml", data)
+	}
 	for _, c := range classCIs(t) {
 		data, _ := classWorkflow(t, c)
 		docs := yamlDocs(t, data)
