@@ -3,7 +3,8 @@
 // run_autograder and the course's source tree), a Classroom 50
 // assignment's autograder.py and runtime block, and a GitHub Actions
 // workflow or a GitLab CI file for a student repository made from a
-// practice workspace.
+// practice workspace; and the instructor's files that grade a whole class
+// in shards on GitHub Actions, GitLab CI or Kubernetes (ClassCI).
 package autograder
 
 import (
