@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"runtime"
 	"slices"
 	"strings"
@@ -320,7 +321,11 @@ func (g *Grader) Grade(ctx context.Context, sub *submission.Submission) (*report
 			if !errors.As(err, &pe) {
 				return nil, fmt.Errorf("grader: %w", err)
 			}
-			rep.Build = report.Build{OK: false, Output: err.Error(), Rejected: true}
+			pe.File = studentName(sub, editable)
+			rep.Build = report.Build{OK: false, Output: pe.Error(), Rejected: true}
+			if pe.File != editable {
+				rep.Build.Output = fmt.Sprintf("%s is graded as %s, the lab's file.\n%s", pe.File, editable, rep.Build.Output)
+			}
 			cause := report.Cause{Kind: report.Rejected}
 			if len(pe.Violations) > 0 {
 				cause.Detail, cause.Hint = pe.Violations[0].At(pe.File), pe.Violations[0].Hint
@@ -369,4 +374,14 @@ func (g *Grader) failAll(rep *report.Report, cause report.Cause) {
 	for _, ex := range g.exercises {
 		rep.Exercises = append(rep.Exercises, judge.NotRun(ex.Exercise, ex.Tests, &cause))
 	}
+}
+
+// studentName is what the student called the lab's file: a lone file or
+// an upload of any name (alice.go) is graded as the lab's, and a rejection
+// names it as the student knows it.
+func studentName(sub *submission.Submission, editable string) string {
+	if found := path.Base(sub.Found[editable]); found != "." && found != "" {
+		return found
+	}
+	return editable
 }

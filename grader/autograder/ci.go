@@ -32,6 +32,9 @@ var (
 	CheckoutAction       = PinnedAction{"actions/checkout", "11bd71901bbe5b1630ceea73d27597364c9af683", "v4.2.2"}
 	SetupGoAction        = PinnedAction{"actions/setup-go", "d35c59abb061a4a6fb18e82ac0862c26744d6ab5", "v5.5.0"}
 	UploadArtifactAction = PinnedAction{"actions/upload-artifact", "ea165f8d65b6e75b540449e92b4886f43607fa02", "v4.6.2"}
+	// DownloadArtifactAction is the release of actions/download-artifact
+	// made beside UploadArtifactAction's (artifacts v4 both).
+	DownloadArtifactAction = PinnedAction{"actions/download-artifact", "d3f86a106a0bac45b974a628896c90dbdf5c8093", "v4.3.0"}
 )
 
 // PinnedAction is a GitHub action at one commit.
@@ -93,13 +96,16 @@ func (c *CI) check(repo *regexp.Regexp, what string) (ref string, err error) {
 // the student's own CI job, which the student controls: a weaker sandbox
 // there protects nothing more, and CI machines often refuse the namespaces
 // of the full one.
-func (c *CI) gradeFlags() string {
-	flags := []string{"--chapter", c.Lab.Chapter, "--sandbox", "best"}
-	if c.Bonus {
+func (c *CI) gradeFlags() string { return gradeFlags(c.Lab, "best", c.Bonus, c.Timeout) }
+
+// gradeFlags are course grade's flags for lab l in a job's script.
+func gradeFlags(l *lab.Lab, sandbox string, bonus bool, timeout time.Duration) string {
+	flags := []string{"--chapter", l.Chapter, "--sandbox", sandbox}
+	if bonus {
 		flags = append(flags, "--bonus")
 	}
-	if c.Timeout > 0 {
-		flags = append(flags, "--timeout", c.Timeout.String())
+	if timeout > 0 {
+		flags = append(flags, "--timeout", timeout.String())
 	}
 	return strings.Join(flags, " ")
 }
@@ -173,12 +179,16 @@ func (c *CI) GitHubWorkflow() ([]byte, error) {
 	if err := encodeYAML(&b, wf); err != nil {
 		return nil, err
 	}
-	// A version comment after each pinned SHA, as people read them.
-	out := b.String()
-	for _, a := range []PinnedAction{CheckoutAction, SetupGoAction, UploadArtifactAction} {
-		out = strings.ReplaceAll(out, "uses: "+a.Uses()+"\n", "uses: "+a.Uses()+" # "+a.Version+"\n")
+	return commentPins(b.String()), nil
+}
+
+// commentPins writes a version comment after each pinned SHA of a
+// workflow, as people read them.
+func commentPins(workflow string) []byte {
+	for _, a := range []PinnedAction{CheckoutAction, SetupGoAction, UploadArtifactAction, DownloadArtifactAction} {
+		workflow = strings.ReplaceAll(workflow, "uses: "+a.Uses()+"\n", "uses: "+a.Uses()+" # "+a.Version+"\n")
 	}
-	return []byte(out), nil
+	return []byte(workflow)
 }
 
 type ghWorkflow struct {
@@ -189,10 +199,13 @@ type ghWorkflow struct {
 }
 
 type ghJob struct {
-	Name           string   `yaml:"name"`
-	RunsOn         string   `yaml:"runs-on"`
-	TimeoutMinutes int      `yaml:"timeout-minutes"`
-	Steps          []ghStep `yaml:"steps"`
+	Name           string     `yaml:"name"`
+	Needs          string     `yaml:"needs,omitempty"`
+	RunsOn         string     `yaml:"runs-on"`
+	TimeoutMinutes int        `yaml:"timeout-minutes"`
+	Strategy       *yaml.Node `yaml:"strategy,omitempty"`
+	Env            *yaml.Node `yaml:"env,omitempty"`
+	Steps          []ghStep   `yaml:"steps"`
 }
 
 type ghStep struct {
@@ -227,7 +240,7 @@ func (c *CI) GitLabCI() ([]byte, error) {
 	if goVersion == "" {
 		goVersion = DefaultGoVersion()
 	}
-	if !goRelease.MatchString(goVersion) {
+	if !goReleaseName.MatchString(goVersion) {
 		return nil, fmt.Errorf("Go version %q: not a release name like go1.26.2", goVersion)
 	}
 	// Grading never writes into the submission (the project's directory):
@@ -274,9 +287,10 @@ type glJob struct {
 }
 
 type glArtifacts struct {
-	When    string            `yaml:"when"`
-	Paths   []string          `yaml:"paths"`
-	Reports map[string]string `yaml:"reports"`
+	When     string            `yaml:"when,omitempty"`
+	Paths    []string          `yaml:"paths"`
+	ExpireIn string            `yaml:"expire_in,omitempty"`
+	Reports  map[string]string `yaml:"reports,omitempty"`
 }
 
 func encodeYAML(b *bytes.Buffer, v any) error {

@@ -1,8 +1,6 @@
 package autograder_test
 
 import (
-	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rhysd/actionlint"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,11 +48,7 @@ func githubWorkflow(t *testing.T, c *autograder.CI) ([]byte, ghWorkflow) {
 	t.Helper()
 	data, err := c.GitHubWorkflow()
 	require.NoError(t, err)
-	var wf ghWorkflow
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	require.NoError(t, dec.Decode(&wf), string(data))
-	return data, wf
+	return data, knownYAML[ghWorkflow](t, data)
 }
 
 var pinned = regexp.MustCompile(`^\s*(?:- )?uses: ([\w.-]+/[\w.-]+)@([0-9a-f]{40}) # (v\d+\.\d+\.\d+)$`)
@@ -104,11 +97,7 @@ func TestGitHubWorkflowPassesActionlint(t *testing.T) {
 		{Lab: lab10(t), CourseRepo: "teach/course-student", CourseRef: "v2025.1", Bonus: true, Timeout: 45 * time.Second},
 	} {
 		data, _ := githubWorkflow(t, c)
-		linter, err := actionlint.NewLinter(io.Discard, &actionlint.LinterOptions{})
-		require.NoError(t, err)
-		errs, err := linter.Lint(".github/workflows/grade.yml", data, nil)
-		require.NoError(t, err)
-		for _, e := range errs {
+		for _, e := range actionlintErrors(t, ".github/workflows/grade.yml", data) {
 			t.Errorf("actionlint: %s", e)
 		}
 	}
@@ -119,11 +108,7 @@ func TestGitHubWorkflowPassesActionlint(t *testing.T) {
 		strings.Replace(string(data), "steps.grade.outputs.status", "steps.grades.outputs.status", 1),
 		strings.Replace(string(data), "contents: read", "contents: readonly", 1),
 	} {
-		linter, err := actionlint.NewLinter(io.Discard, &actionlint.LinterOptions{})
-		require.NoError(t, err)
-		errs, err := linter.Lint(".github/workflows/grade.yml", []byte(bad), nil)
-		require.NoError(t, err)
-		assert.NotEmpty(t, errs, "actionlint finds the mistake in:\n%s", bad)
+		assert.NotEmpty(t, actionlintErrors(t, ".github/workflows/grade.yml", []byte(bad)), "actionlint finds the mistake in:\n%s", bad)
 	}
 }
 
@@ -168,11 +153,7 @@ func gitlabCI(t *testing.T, c *autograder.CI) ([]byte, glCI) {
 	t.Helper()
 	data, err := c.GitLabCI()
 	require.NoError(t, err)
-	var ci glCI
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	require.NoError(t, dec.Decode(&ci), string(data))
-	return data, ci
+	return data, knownYAML[glCI](t, data)
 }
 
 func TestGitLabCIHasAJUnitReportAndACache(t *testing.T) {

@@ -51,12 +51,15 @@ func (c *Classroom50) Runtime() ([]byte, error) {
 	return append(data, '\n'), err
 }
 
-func (c *Classroom50) goVersion() (string, error) {
-	v := c.GoVersion
+func (c *Classroom50) goVersion() (string, error) { return goRelease(c.GoVersion) }
+
+// goRelease checks a Go release's name ("go1.26.2"), DefaultGoVersion()
+// if empty.
+func goRelease(v string) (string, error) {
 	if v == "" {
 		v = DefaultGoVersion()
 	}
-	if !goRelease.MatchString(v) {
+	if !goReleaseName.MatchString(v) {
 		return "", fmt.Errorf("Go version %q: not a release name like go1.26.2", v)
 	}
 	return v, nil

@@ -170,7 +170,7 @@ func TestClassroom50AutograderGradesACheckout(t *testing.T) {
 	t.Run("no session.go", func(t *testing.T) {
 		r, out := grade(t, func(dir string) {
 			require.NoError(t, os.MkdirAll(dir, 0o755))
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello\n"), 0o644))
 		})
 		assert.Zero(t, r.Score)
 		assert.Equal(t, total, r.MaxScore)

@@ -3,7 +3,8 @@
 // run_autograder and the course's source tree), a Classroom 50
 // assignment's autograder.py and runtime block, and a GitHub Actions
 // workflow or a GitLab CI file for a student repository made from a
-// practice workspace.
+// practice workspace; and the instructor's files that grade a whole class
+// in shards on GitHub Actions, GitLab CI or Kubernetes (ClassCI).
 package autograder
 
 import (
@@ -59,7 +60,7 @@ func DefaultGoVersion() string {
 	return vs[len(vs)-1]
 }
 
-var goRelease = regexp.MustCompile(`^go1\.\d+(\.\d+)?$`)
+var goReleaseName = regexp.MustCompile(`^go1\.\d+(\.\d+)?$`)
 
 //go:embed scripts/*.tmpl
 var scripts embed.FS
@@ -209,7 +210,7 @@ func (g *Gradescope) check() error {
 	if g.Timeout < 0 {
 		return fmt.Errorf("timeout %s: must be positive", g.Timeout)
 	}
-	if g.GoVersion != "" && !goRelease.MatchString(g.GoVersion) {
+	if g.GoVersion != "" && !goReleaseName.MatchString(g.GoVersion) {
 		return fmt.Errorf("Go version %q: not a release name like go1.26.2", g.GoVersion)
 	}
 	if _, err := GoSHA256(g.goVersion(), g.GoSHA256); err != nil {

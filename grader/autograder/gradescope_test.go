@@ -394,6 +394,15 @@ func TestRunAutograderInAGradescopeLayout(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(sub, "main.go"), []byte("package main\n"), 0o644))
 		})
 		assert.Zero(t, r.Score)
+		assert.Contains(t, r.Output, "main.go is graded as session.go", "an upload of another name is the lab's file")
+		assert.Contains(t, r.Output, "main.go:1: package main: the file must be in package session", "the student is told what to fix, in the file as they named it")
+	})
+	t.Run("no Go file", func(t *testing.T) {
+		r := submit(t, func(sub string) {
+			require.NoError(t, os.MkdirAll(sub, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(sub, "notes.txt"), []byte("hello\n"), 0o644))
+		})
+		assert.Zero(t, r.Score)
 		assert.Empty(t, r.Tests)
 		assert.Contains(t, r.Output, "no session.go", "the student is told what to fix")
 	})

@@ -58,83 +58,110 @@ func ReadJSON(r io.Reader) (reports []*report.Report, notGraded map[string]strin
 	if err != nil {
 		return nil, nil, &JSONError{Entry: -1, Err: err}
 	}
+	entries, err := splitEntries(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	results, err := readEntries(entries)
+	if err != nil {
+		return nil, nil, err
+	}
+	notGraded = map[string]string{}
+	for _, r := range results {
+		if r.Err != nil {
+			notGraded[r.Name] = r.Err.Error()
+		} else {
+			reports = append(reports, r.Report)
+		}
+	}
+	return reports, notGraded, nil
+}
+
+// splitEntries splits a class's array, or one report, into its entries.
+func splitEntries(data []byte) ([]json.RawMessage, error) {
 	whole := func(err error) error { return &JSONError{Entry: -1, Err: err} }
 	var entries []json.RawMessage
 	switch trimmed := bytes.TrimSpace(data); {
 	case len(trimmed) == 0:
-		return nil, nil, whole(errors.New("the input is empty"))
+		return nil, whole(errors.New("the input is empty"))
 	case trimmed[0] == '[':
 		if err := decodeOne(trimmed, &entries, false); err != nil {
-			return nil, nil, whole(err)
+			return nil, whole(err)
 		}
 		if len(entries) == 0 {
-			return nil, nil, whole(errors.New("the array holds no submission"))
+			return nil, whole(errors.New("the array holds no submission"))
 		}
 	case trimmed[0] == '{':
 		var one json.RawMessage
 		if err := decodeOne(trimmed, &one, false); err != nil {
-			return nil, nil, whole(err)
+			return nil, whole(err)
 		}
 		entries = []json.RawMessage{one}
 	default:
-		return nil, nil, whole(errors.New("neither an array of reports nor a report: it starts with " + quoteStart(trimmed)))
+		return nil, whole(errors.New("neither an array of reports nor a report: it starts with " + quoteStart(trimmed)))
 	}
+	return entries, nil
+}
 
-	notGraded = map[string]string{}
+// readEntries reads the entries of a class's reports, in their order: a
+// report each, or {"submission", "path", "error"} for one that could not
+// be graded.
+func readEntries(entries []json.RawMessage) ([]Result, error) {
+	var results []Result
 	where := map[string]int{} // name → entry
 	lab, labEntry := "", -1
 	for i, raw := range entries {
 		bad := func(name string, err error) error { return &JSONError{Entry: i, Submission: name, Err: err} }
 		var keys map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &keys); err != nil || keys == nil {
-			return nil, nil, bad("", fmt.Errorf("not an object: %s", quoteStart(raw)))
+			return nil, bad("", fmt.Errorf("not an object: %s", quoteStart(raw)))
 		}
 		var name string
 		if s, ok := keys["submission"]; ok {
 			if err := json.Unmarshal(s, &name); err != nil {
-				return nil, nil, bad("", fmt.Errorf(`"submission" is not a string`))
+				return nil, bad("", fmt.Errorf(`"submission" is not a string`))
 			}
 		}
 		if name == "" {
-			return nil, nil, bad("", errors.New(`no "submission" name`))
+			return nil, bad("", errors.New(`no "submission" name`))
 		}
 		if j, ok := where[name]; ok {
-			return nil, nil, bad(name, fmt.Errorf("the submission's name is also entry %d's", j))
+			return nil, bad(name, fmt.Errorf("the submission's name is also entry %d's", j))
 		}
 		where[name] = i
 
 		if _, ok := keys["error"]; ok {
 			var e notGradedEntry
 			if err := decodeOne(raw, &e, true); err != nil {
-				return nil, nil, bad(name, fmt.Errorf("a submission that could not be graded: %w", err))
+				return nil, bad(name, fmt.Errorf("a submission that could not be graded: %w", err))
 			}
 			if strings.TrimSpace(e.Error) == "" {
-				return nil, nil, bad(name, errors.New(`"error" is empty: why could it not be graded?`))
+				return nil, bad(name, errors.New(`"error" is empty: why could it not be graded?`))
 			}
-			notGraded[name] = e.Error
+			results = append(results, Result{Name: name, Path: e.Path, Err: errors.New(e.Error)})
 			continue
 		}
 
 		for _, k := range []string{"lab", "exercises", "max_score", "score"} {
 			if _, ok := keys[k]; !ok {
-				return nil, nil, bad(name, fmt.Errorf("no %q: not a report of `course grade --json`", k))
+				return nil, bad(name, fmt.Errorf("no %q: not a report of `course grade --json`", k))
 			}
 		}
 		rep := new(report.Report)
 		if err := decodeOne(raw, rep, true); err != nil {
-			return nil, nil, bad(name, err)
+			return nil, bad(name, err)
 		}
 		if err := checkReport(rep); err != nil {
-			return nil, nil, bad(name, err)
+			return nil, bad(name, err)
 		}
 		if labEntry < 0 {
 			lab, labEntry = rep.Lab, i
 		} else if rep.Lab != lab {
-			return nil, nil, bad(name, fmt.Errorf("graded against lab %q, entry %d against lab %q: one class is one lab", visible(rep.Lab), labEntry, visible(lab)))
+			return nil, bad(name, fmt.Errorf("graded against lab %q, entry %d against lab %q: one class is one lab", visible(rep.Lab), labEntry, visible(lab)))
 		}
-		reports = append(reports, rep)
+		results = append(results, Result{Name: name, Path: rep.Path, Report: rep})
 	}
-	return reports, notGraded, nil
+	return results, nil
 }
 
 // decodeOne decodes data, which must hold exactly one JSON value, into v;

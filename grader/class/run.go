@@ -107,6 +107,12 @@ type notGradedJSON struct {
 // each graded submission's report and {"submission", "path", "error"} for
 // each one that could not be graded.
 func WriteJSON(w io.Writer, results []Result) error {
+	return format.WriteJSON(w, jsonEntries(results))
+}
+
+// jsonEntries are the entries of the class array: each graded
+// submission's report, or {"submission", "path", "error"}.
+func jsonEntries(results []Result) []any {
 	out := make([]any, len(results))
 	for i, r := range results {
 		if r.Err != nil {
@@ -115,7 +121,7 @@ func WriteJSON(w io.Writer, results []Result) error {
 			out[i] = r.Report
 		}
 	}
-	return format.WriteJSON(w, out)
+	return out
 }
 
 // WriteTable writes one row per submission: pass/FAIL per exercise of ids,

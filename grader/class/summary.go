@@ -4,6 +4,8 @@
 // the ones that timed out, and one row per student. WriteSummaryText prints
 // the gist at the end of a class run; WriteHTML makes one self-contained
 // page of it; ReadJSON reads a saved `course grade --json` class file.
+// A class graded in shards: Shard says which part a submission is of,
+// ReadSaved reads a shard's report too, and Merge puts the parts together.
 package class
 
 import (

@@ -47,7 +47,8 @@ type GradeOptions struct {
 	HTML       string        // a class report page
 	Feedback   string        // a directory for one Markdown file per submission, to hand back
 	RulesURL   string        // where the page links rules to
-	From       string        // a saved --json report to make the reports from, instead of grading
+	From       []string      // saved --json reports to make the reports from, instead of grading: several are merged
+	Shard      string        // "K/N": grade only part K of N of the submissions
 	Force      bool          // overwrite an existing -o, --csv or --html file
 	Update     bool          // --csv names an earlier table: replace the rows of the submissions graded now
 	OnlyFailed bool          // with --update: grade only the submissions whose earlier row is not full marks
@@ -97,6 +98,11 @@ student: the score, each exercise, the public tests that failed with their
 messages, the rules they check and the first hint; hidden tests only
 counted. With --from it makes them from a saved report.
 
+A class split over machines: --shard K/N grades part K of N (by each
+submission's name, whatever their order); with --json its report says
+its part, lab and course version, and --from a.json --from b.json ...
+merges every part's report into the class's table, --csv and --html.
+
 The lab's hidden tests are run and marked hidden unless --no-hidden. Bonus
 exercises (optional ones, see course list) are graded only with --bonus, and
 only then do their points count in the maximum score.
@@ -108,7 +114,8 @@ command, interrupted). See docs/grading.md.`,
   course grade --lab {exercise} alice.zip
   course grade --chapter {chapter} alice.go
   course grade --format gradescope -o /autograder/results/results.json /autograder/submission
-  course grade --csv grades.csv submissions/*`,
+  course grade --csv grades.csv submissions/*
+  course grade --shard 2/4 --json -o shard-2.json submissions/*`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			if cmd.Flags().Changed("json") && cmd.Flags().Changed("format") && opts.Format != formatJSON {
@@ -141,7 +148,8 @@ command, interrupted). See docs/grading.md.`,
 	fl.StringVar(&opts.HTML, "html", "", "also write the class report, one self-contained page, to `FILE`")
 	fl.StringVar(&opts.Feedback, "feedback", "", "also write one Markdown file per submission into `DIR`, to hand back to each student (hidden tests only counted)")
 	fl.StringVar(&opts.RulesURL, "rules-url", "", "where the --html page links each rule: `URL` of the lab's rule table, {lab} for the chapter (default docs/lab{lab}-rules.md)")
-	fl.StringVar(&opts.From, "from", "", "make the reports (text, --csv, --html, --format junit) from `FILE`, a saved --json report, instead of grading")
+	fl.StringArrayVar(&opts.From, "from", nil, "make the reports (text, --csv, --html, --format junit or json) from `FILE`, a saved --json report, instead of grading; repeat it to merge the reports of every --shard of a class")
+	fl.StringVar(&opts.Shard, "shard", "", "grade only part `K/N` of the submissions given (each falls in one part, by its name); with --json the report records the part, for --from to merge")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite an existing -o, --csv or --html file")
 	fl.BoolVar(&opts.Update, "update", false, "regrade: the --csv file holds earlier grades; replace the rows of the submissions given, keep the others")
 	fl.BoolVar(&opts.OnlyFailed, "only-failed", false, "with --update: of the submissions given, grade only those whose earlier row is not full marks")

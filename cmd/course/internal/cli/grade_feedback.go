@@ -49,7 +49,11 @@ func planFeedback(opts *GradeOptions, paths, names []string) (*feedbackPlan, err
 		return nil, fmt.Errorf("--feedback %s: is inside submission %s, and grading never writes a submission", dir, p)
 	}
 	others := map[string]string{}
-	for _, o := range []struct{ flag, path string }{{"-o", opts.Output}, {"--csv", opts.CSV}, {"--html", opts.HTML}, {"--from", opts.From}} {
+	outputs := []struct{ flag, path string }{{"-o", opts.Output}, {"--csv", opts.CSV}, {"--html", opts.HTML}}
+	for _, from := range opts.From {
+		outputs = append(outputs, struct{ flag, path string }{"--from", from})
+	}
+	for _, o := range outputs {
 		if o.path != "" {
 			others[absPath(o.path)] = o.flag
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	classpkg "github.com/coursekit/course/grader/class"
 	"github.com/coursekit/course/grader/lab"
@@ -64,36 +65,58 @@ func uniquePaths(paths []string) []string {
 	return out
 }
 
-// nameSubmissions makes every submission's name unique: two that share a
-// name (alice/ and alice.zip) are named by their paths instead.
-func nameSubmissions(subs []*submission.Submission, unreadable []classpkg.Result) {
+// classNames names each submission of paths as the class's reports name
+// it, uniquely: its submission.Name, or, for two that share one (alice/
+// and alice.zip), its path. The name of a path depends on the others
+// given but never on their order, so that every shard of a class (--shard)
+// names a submission as the whole run would.
+func classNames(paths []string) []string {
 	// Names are counted as reports show them (escaped, one line): two
 	// names that read the same there are one row to a reader. Those are
 	// named by their paths, and paths that still read the same get a
-	// number.
-	names := make([]*string, 0, len(subs)+len(unreadable))
-	paths := make([]string, 0, cap(names))
-	for _, s := range subs {
-		names, paths = append(names, &s.Name), append(paths, s.Path)
-	}
-	for i := range unreadable {
-		names, paths = append(names, &unreadable[i].Name), append(paths, unreadable[i].Path)
-	}
+	// number, in the order of the paths.
+	names := make([]string, len(paths))
 	count := map[string]int{}
-	for _, n := range names {
-		count[safetext.Line(*n)]++
+	for i, p := range paths {
+		names[i] = submission.Name(p)
+		count[safetext.Line(names[i])]++
 	}
 	for i, n := range names {
-		if count[safetext.Line(*n)] > 1 {
-			*n = paths[i]
+		if count[safetext.Line(n)] > 1 {
+			names[i] = paths[i]
 		}
 	}
+	order := make([]int, len(paths))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(paths[a], paths[b]) })
 	seen := map[string]int{}
-	for _, n := range names {
-		shown := safetext.Line(*n)
+	for _, i := range order {
+		shown := safetext.Line(names[i])
 		if seen[shown]++; seen[shown] > 1 {
-			*n = fmt.Sprintf("%s #%d", *n, seen[shown])
+			names[i] = fmt.Sprintf("%s #%d", names[i], seen[shown])
 		}
+	}
+	return names
+}
+
+// nameSubmissions names subs and the unreadable ones as classNames names
+// their paths.
+func nameSubmissions(subs []*submission.Submission, unreadable []classpkg.Result) {
+	var paths []string
+	for _, s := range subs {
+		paths = append(paths, s.Path)
+	}
+	for _, r := range unreadable {
+		paths = append(paths, r.Path)
+	}
+	names := classNames(paths)
+	for i, s := range subs {
+		s.Name = names[i]
+	}
+	for i := range unreadable {
+		unreadable[i].Name = names[len(subs)+i]
 	}
 }
 

@@ -116,9 +116,9 @@ func checkOutputs(opts *GradeOptions, paths []string) error {
 		if fi, err := os.Stat(o.path); err == nil && fi.IsDir() {
 			return fmt.Errorf("%s %s: is a directory", o.flag, o.path)
 		}
-		if opts.From != "" {
+		for _, from := range opts.From {
 			if a, _ := filepath.Abs(o.path); a != "" {
-				if b, _ := filepath.Abs(opts.From); a == b {
+				if b, _ := filepath.Abs(from); a == b {
 					return fmt.Errorf("%s %s: is the --from file", o.flag, o.path)
 				}
 			}

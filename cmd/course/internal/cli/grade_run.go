@@ -26,9 +26,10 @@ import (
 type gradeRun struct {
 	opts       *GradeOptions
 	lab        *lab.Lab
-	ids        []string // the exercises graded
-	paths      []string // the submissions as given, each once
-	class      bool     // more than one: a table, not a report
+	ids        []string        // the exercises graded
+	paths      []string        // the submissions as given, each once
+	class      bool            // more than one, or a shard: a table, not a report
+	shard      *classpkg.Shard // --shard: grade only the submissions of this part
 	subs       []*submission.Submission
 	unreadable []classpkg.Result // the paths that could not be read: rows of their own
 	feedback   *feedbackPlan     // --feedback
@@ -42,16 +43,18 @@ func runGrade(ctx context.Context, opts *GradeOptions) error {
 	if err := checkFormat(opts); err != nil {
 		return err
 	}
-	if opts.From != "" {
+	if len(opts.From) > 0 {
 		return runGradeFrom(opts)
 	}
 	run, err := planGrade(opts)
 	if err != nil {
 		return err
 	}
-	g, err := run.newGrader()
-	if err != nil {
-		return err
+	var g *grader.Grader
+	if run.total() > 0 { // a shard may have nothing to grade: no grader needed
+		if g, err = run.newGrader(); err != nil {
+			return err
+		}
 	}
 	var table csvSink
 	if opts.CSV != "" {
@@ -99,7 +102,10 @@ func planGrade(opts *GradeOptions) (*gradeRun, error) {
 		return nil, err
 	}
 	run.paths = uniquePaths(opts.Paths)
-	run.class = len(run.paths) > 1
+	if err := run.pickShard(); err != nil {
+		return nil, err
+	}
+	run.class = len(run.paths) > 1 || run.shard != nil
 	if run.class && opts.Format == formatGradescope {
 		return nil, usageError(fmt.Errorf("--format gradescope grades one submission (results.json is per submission), not %d", len(run.paths)))
 	}
@@ -187,12 +193,38 @@ func (run *gradeRun) pickLab() error {
 	return nil
 }
 
-// read reads every submission: in a class one that cannot be read is a
-// row of its own; alone, it ends the command.
+// pickShard reads --shard.
+func (run *gradeRun) pickShard() error {
+	opts := run.opts
+	if opts.Shard == "" {
+		return nil
+	}
+	sh, err := classpkg.ParseShard(opts.Shard)
+	if err != nil {
+		return usageError(fmt.Errorf("--shard %q: %w", opts.Shard, err))
+	}
+	switch {
+	case opts.Update:
+		return usageError(errors.New("--shard grades part of a class, and --update regrades rows of one table: grade the shards, merge them with --from, then regrade"))
+	case opts.Format == formatGradescope || opts.Format == formatClassroom50:
+		return usageError(fmt.Errorf("--shard grades part of a class, and --format %s is the report of one submission", opts.Format))
+	}
+	run.shard = &sh
+	return nil
+}
+
+// read reads every submission (of the shard, with --shard), named as the
+// whole class names it: in a class one that cannot be read is a row of
+// its own; alone, it ends the command.
 func (run *gradeRun) read() error {
-	for _, p := range run.paths {
+	names := classNames(run.paths)
+	for i, p := range run.paths {
+		if run.shard != nil && !run.shard.Has(names[i]) {
+			continue
+		}
 		sub, err := submission.Read(p, run.lab.Editable)
 		if err == nil {
+			sub.Name = names[i]
 			run.subs = append(run.subs, sub)
 			continue
 		}
@@ -200,10 +232,16 @@ func (run *gradeRun) read() error {
 			run.failGradescope(err, strings.Join(run.lab.Editable, " and "))
 			return cannotGrade(err)
 		}
-		run.unreadable = append(run.unreadable, classpkg.Result{Name: submission.Name(p), Path: p, Err: err})
+		run.unreadable = append(run.unreadable, classpkg.Result{Name: names[i], Path: p, Err: err})
 	}
-	nameSubmissions(run.subs, run.unreadable)
 	return nil
+}
+
+// shardHead is what the report of a shard says of it.
+func (run *gradeRun) shardHead() classpkg.ShardHead {
+	names := run.names()
+	slices.Sort(names)
+	return classpkg.ShardHead{Course: run.opts.Version, Lab: run.lab.Chapter, Shard: *run.shard, Submissions: names}
 }
 
 // failGradescope tells the student why nothing was graded, in the
@@ -400,9 +438,13 @@ func (run *gradeRun) reportClass(results []classpkg.Result, elapsed time.Duratio
 		}
 	}
 	closing := classpkg.Elapsed(len(results)-notGraded, notGraded, elapsed)
-	if err := writeReport(opts, func(w io.Writer, st format.Style) error {
+	write := func(w io.Writer, st format.Style) error {
 		return writeClassReport(w, st, opts.Format, results, run.lab, run.ids, closing, run.whole)
-	}); err != nil {
+	}
+	if run.shard != nil && opts.Format == formatJSON {
+		write = func(w io.Writer, _ format.Style) error { return classpkg.WriteShardJSON(w, run.shardHead(), results) }
+	}
+	if err := writeReport(opts, write); err != nil {
 		return cannotGrade(err)
 	}
 	if opts.Format != formatText {

@@ -27,56 +27,67 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 	}
 }
 
-// buildVersion is what the build info says of the tool: its version
-// ("(devel)" for a build from a checkout), its revision and whether the
-// checkout was modified, and the Go it was built with.
-func buildVersion(info func() (*debug.BuildInfo, bool)) (version, revision string, modified bool, goVersion string) {
-	version, goVersion = "(devel)", runtime.Version()
-	if info == nil {
-		return version, revision, modified, goVersion
+// buildFacts is what the build info says of the tool: its version
+// ("(devel)" for a build from a checkout), the commit it was built from
+// and whether that had uncommitted changes, and the Go that built it.
+type buildFacts struct {
+	version, revision string
+	modified          bool
+	goVersion         string
+}
+
+func readBuildFacts(buildInfo func() (*debug.BuildInfo, bool)) buildFacts {
+	b := buildFacts{version: "(devel)", goVersion: runtime.Version()}
+	if buildInfo == nil {
+		return b
 	}
-	if bi, ok := info(); ok && bi != nil {
+	if bi, ok := buildInfo(); ok && bi != nil {
 		if bi.Main.Version != "" {
-			version = bi.Main.Version
+			b.version = bi.Main.Version
 		}
 		if bi.GoVersion != "" {
-			goVersion = bi.GoVersion
+			b.goVersion = bi.GoVersion
 		}
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				revision = s.Value
+				b.revision = s.Value
 			case "vcs.modified":
-				modified = s.Value == "true"
+				b.modified = s.Value == "true"
 			}
 		}
 	}
-	return version, revision, modified, goVersion
+	return b
 }
 
-// toolVersion is the tool's version in one line, as every grading report
-// records it: "v1.4.0", or "(devel) 0123456789ab (modified)".
-func toolVersion(info func() (*debug.BuildInfo, bool)) string {
-	version, revision, modified, _ := buildVersion(info)
-	if revision != "" {
-		version += " " + revision[:min(len(revision), 12)]
-		if modified {
-			version += " (modified)"
+// toolVersion is the course a report was graded by, in one line, as every
+// grading report records it: "v1.4.0", or "(devel) 0123456789ab
+// (modified)". The tool embeds the labs and their tests, so two reports of
+// one version were graded by the same tests: shards of other versions do
+// not merge.
+func toolVersion(buildInfo func() (*debug.BuildInfo, bool)) string {
+	b := readBuildFacts(buildInfo)
+	v := b.version
+	if b.revision != "" {
+		v += " " + b.revision[:min(len(b.revision), 12)]
+		if b.modified {
+			v += " (modified)"
 		}
 	}
-	return version
+	return v
 }
 
 func runVersion(opts *VersionOptions) error {
-	version, revision, modified, goVersion := buildVersion(opts.BuildInfo)
+	b := readBuildFacts(opts.BuildInfo)
 	out := opts.IO.Out
-	fmt.Fprintf(out, "course %s\n", version)
-	if revision != "" {
-		if modified {
+	fmt.Fprintf(out, "course %s\n", b.version)
+	if b.revision != "" {
+		revision := b.revision
+		if b.modified {
 			revision += " (modified)"
 		}
 		fmt.Fprintf(out, "revision %s\n", revision)
 	}
-	fmt.Fprintf(out, "built with %s %s/%s\n", goVersion, runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(out, "built with %s %s/%s\n", b.goVersion, runtime.GOOS, runtime.GOARCH)
 	return nil
 }
