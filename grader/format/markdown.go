@@ -45,14 +45,3 @@ func WriteMarkdown(w io.Writer, r *report.Report) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
-// CompilerLine picks the first line of a build's output that says what is
-// wrong (not the "# package" header).
-func CompilerLine(out string) string {
-	for _, line := range strings.Split(out, "\n") {
-		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
-			return t
-		}
-	}
-	return "see the build output"
-}

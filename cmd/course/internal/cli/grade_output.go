@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	classpkg "github.com/coursekit/course/grader/class"
+	"github.com/coursekit/course/grader/report"
 
 	"github.com/coursekit/course/grader/atomicfile"
 	"github.com/coursekit/course/grader/format"
@@ -199,4 +201,27 @@ func gradescopeError(err error, files string) format.GradescopeResults {
 		Score: 0, Output: msg + "\nUpload your " + files + ", or a .zip holding it.", OutputFormat: "text",
 		Visibility: "visible", Tests: []format.GradescopeTest{},
 	}
+}
+
+// writeOne writes one submission's report in the format asked for.
+func writeOne(w io.Writer, st format.Style, opts *GradeOptions, r *report.Report) error {
+	switch opts.Format {
+	case formatJSON:
+		return format.WriteJSON(w, r)
+	case formatGradescope:
+		return format.WriteJSON(w, format.Gradescope(r))
+	case formatClassroom50:
+		res, err := format.Classroom50(r, opts.Getenv, time.Now())
+		if err != nil {
+			return err
+		}
+		return format.WriteJSON(w, res)
+	case formatJUnit:
+		data, err := format.JUnit(r)
+		if err == nil {
+			_, err = w.Write(data)
+		}
+		return err
+	}
+	return format.WriteText(w, r, st)
 }

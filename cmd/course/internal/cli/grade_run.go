@@ -400,29 +400,6 @@ func (run *gradeRun) reportOne(results []classpkg.Result) error {
 	return nil
 }
 
-// writeOne writes one submission's report in the format asked for.
-func writeOne(w io.Writer, st format.Style, opts *GradeOptions, r *report.Report) error {
-	switch opts.Format {
-	case formatJSON:
-		return format.WriteJSON(w, r)
-	case formatGradescope:
-		return format.WriteJSON(w, format.Gradescope(r))
-	case formatClassroom50:
-		res, err := format.Classroom50(r, opts.Getenv, time.Now())
-		if err != nil {
-			return err
-		}
-		return format.WriteJSON(w, res)
-	case formatJUnit:
-		data, err := format.JUnit(r)
-		if err == nil {
-			_, err = w.Write(data)
-		}
-		return err
-	}
-	return format.WriteText(w, r, st)
-}
-
 // reportClass writes the class's report, its summary and --html, and says
 // how the run ended.
 func (run *gradeRun) reportClass(results []classpkg.Result, elapsed time.Duration) error {
