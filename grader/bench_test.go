@@ -72,27 +72,9 @@ func BenchmarkGrade(b *testing.B) {
 		graderBuild += time.Duration(rep.Build.Seconds * float64(time.Second))
 
 		start = time.Now()
-		if err := os.WriteFile(filepath.Join(ws, "session.go"), fresh(sol, "floor", i), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		// A new file makes a new binary: the go command would skip the link
-		// if the one there were up to date.
-		if err := os.Remove(bin); err != nil && !os.IsNotExist(err) {
-			b.Fatal(err)
-		}
-		build := exec.Command(goBin, build.Args(bin, true)...)
-		build.Dir, build.Env = ws, goenv.Env(true)
-		if out, err := build.CombinedOutput(); err != nil {
-			b.Fatalf("go test -c: %v\n%s", err, out)
-		}
+		floorBuild(b, goBin, ws, bin, fresh(sol, "floor", i))
 		floorBuildTime += time.Since(start)
-		run := exec.Command(bin, "-test.count=1", "-test.run=^("+strings.Join(names, "|")+")")
-		// Without the race detector's second of sleep at exit, which the
-		// grader's own TestMain also skips.
-		run.Dir, run.Env = ws, append(os.Environ(), "GORACE=atexit_sleep_ms=0")
-		if out, err := run.CombinedOutput(); err != nil {
-			b.Fatalf("the test binary: %v\n%s", err, out)
-		}
+		floorRun(b, ws, bin, "-test.run=^("+strings.Join(names, "|")+")")
 		floor += time.Since(start)
 
 		start = time.Now()
@@ -120,6 +102,36 @@ func BenchmarkGrade(b *testing.B) {
 	b.ReportMetric(floorBuildTime.Seconds()/n, "floor-build-s/op")
 	b.ReportMetric(grader.Seconds()/floor.Seconds(), "grader/floor")
 	b.ReportMetric(byHand.Seconds()/grader.Seconds(), "byhand/grader")
+}
+
+// floorBuild is the floor's build: src as session.go in the grading
+// directory ws, and one `go test -c` of it with the grader's flags into
+// bin.
+func floorBuild(b *testing.B, goBin, ws, bin string, src []byte) {
+	if err := os.WriteFile(filepath.Join(ws, "session.go"), src, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	// A new file makes a new binary: the go command would skip the link
+	// if the one there were up to date.
+	if err := os.Remove(bin); err != nil && !os.IsNotExist(err) {
+		b.Fatal(err)
+	}
+	build := exec.Command(goBin, build.Args(bin, true)...)
+	build.Dir, build.Env = ws, goenv.Env(true)
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go test -c: %v\n%s", err, out)
+	}
+}
+
+// floorRun is the floor's run: bin once, in ws, with runFlag (-test.run=...).
+func floorRun(b *testing.B, ws, bin, runFlag string) {
+	run := exec.Command(bin, "-test.count=1", runFlag)
+	// Without the race detector's second of sleep at exit, which the
+	// grader's own TestMain also skips.
+	run.Dir, run.Env = ws, append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+	if out, err := run.CombinedOutput(); err != nil {
+		b.Fatalf("the floor's test binary: %v\n%s", err, out)
+	}
 }
 
 // benchTempDir is a temporary directory a run's user may pass through.
