@@ -156,13 +156,9 @@ why, if Gradescope's machine cannot give every run a full sandbox.`,
 }
 
 func runAutograderGradescope(opts *GradescopeBundleOptions) error {
-	catalog, err := opts.Catalog()
+	l, err := labOf(opts.Catalog, opts.Chapter, nil)
 	if err != nil {
-		return cannotGrade(err)
-	}
-	l, err := pickLab(catalog, opts.Chapter, nil)
-	if err != nil {
-		return usageError(err)
+		return err
 	}
 	source, err := courseSource(opts.Source, opts.Getwd, courseroot.Find)
 	if err != nil {

@@ -79,13 +79,9 @@ func runAutograderClassroom50(opts *Classroom50Options) error {
 	if opts.Timeout <= 0 {
 		return usageError(fmt.Errorf("--timeout %s: must be positive", opts.Timeout))
 	}
-	catalog, err := opts.Catalog()
+	l, err := labOf(opts.Catalog, opts.Chapter, nil)
 	if err != nil {
-		return cannotGrade(err)
-	}
-	l, err := pickLab(catalog, opts.Chapter, nil)
-	if err != nil {
-		return usageError(err)
+		return err
 	}
 	source, err := courseSource(opts.Source, opts.Getwd, release.FindSource)
 	if err != nil {
@@ -239,13 +235,9 @@ func runAutograderCI(opts *CIOptions, file string) error {
 	if opts.CourseRepo == "" {
 		return usageError(errors.New("--course-repo is required: the repository of the course's student release, where the job gets the course tool"))
 	}
-	catalog, err := opts.Catalog()
+	l, err := labOf(opts.Catalog, opts.Chapter, []string{opts.Dir})
 	if err != nil {
-		return cannotGrade(err)
-	}
-	l, err := pickLab(catalog, opts.Chapter, []string{opts.Dir})
-	if err != nil {
-		return usageError(err)
+		return err
 	}
 	c := &autograder.CI{Lab: l, Bonus: opts.Bonus, CourseRepo: opts.CourseRepo, CourseRef: opts.CourseRef, GoVersion: opts.GoVersion}
 	if opts.Timeout != grader.DefaultTimeout {

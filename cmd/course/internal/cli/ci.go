@@ -137,13 +137,9 @@ func runClassCI(opts *ClassCIOptions) error {
 	if !isDir(opts.Dir) {
 		return usageError(fmt.Errorf("%s: not a directory", opts.Dir))
 	}
-	catalog, err := opts.Catalog()
+	l, err := labOf(opts.Catalog, opts.Chapter, nil)
 	if err != nil {
-		return cannotGrade(err)
-	}
-	l, err := pickLab(catalog, opts.Chapter, nil)
-	if err != nil {
-		return usageError(err)
+		return err
 	}
 	c := &autograder.ClassCI{Lab: l, Shards: opts.Shards, Submissions: opts.Submissions, Bonus: opts.Bonus,
 		Sandbox: opts.Sandbox, GoVersion: opts.GoVersion, Claim: opts.Claim}

@@ -28,6 +28,21 @@ func (e *WhichLabError) Error() string {
 	return e.Reason + ": name the lab with --chapter (known: " + strings.Join(e.Known, ", ") + ")"
 }
 
+// labOf loads the catalog and picks the lab (pickLab) for a command that
+// grades nothing: a catalog that cannot be read is the tool's trouble, a
+// lab that cannot be picked is the command line's.
+func labOf(catalog func() (*lab.Catalog, error), chapter string, paths []string) (*lab.Lab, error) {
+	c, err := catalog()
+	if err != nil {
+		return nil, cannotGrade(err)
+	}
+	l, err := pickLab(c, chapter, paths)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return l, nil
+}
+
 // pickLab returns the lab of chapter, or, when none is named, the only lab
 // of the catalog, or the one that the submissions at paths agree on. A
 // submission that no lab could read is reported first (its error matches
