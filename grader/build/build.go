@@ -109,6 +109,9 @@ func (b *Builder) Build(ctx context.Context, work string, src []byte) (string, r
 	if err := os.RemoveAll(srcDir); err != nil {
 		return "", rep, fmt.Errorf("grader: %w", err)
 	}
+	if err := b.cfg.Sandbox.Admit(bin); err != nil {
+		return "", rep, fmt.Errorf("grader: reading the test binary: %w", err)
+	}
 	if err := os.Chmod(bin, 0o111); err != nil {
 		return "", rep, fmt.Errorf("grader: %w", err)
 	}

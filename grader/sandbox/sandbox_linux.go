@@ -53,8 +53,9 @@ type Sandbox struct {
 	memory        int64
 	procs         int
 
-	libsMu sync.Mutex
-	libs   map[string][]string // shared libraries by interpreter and needed list
+	libsMu   sync.Mutex
+	libs     map[string][]string // shared libraries by interpreter and needed list
+	admitted map[string][]string // shared libraries by binary, read by Admit
 }
 
 // gateScript waits for one line on stdin (the grader's go-ahead), then
@@ -484,10 +485,40 @@ func (s *Sandbox) bwrapArgs(j Job) ([]string, error) {
 	return append(append(args, "--", sandboxBinary), j.Args...), nil
 }
 
-// sharedLibraries lists the files the dynamic loader maps for bin (none for
+// Admit reads what a run of the binary at bin needs from outside the
+// sandbox (its shared libraries) while the grader can still read it: the
+// build then makes the binary execute-only, which a grader that is not
+// root cannot read either.
+func (s *Sandbox) Admit(bin string) error {
+	libs, err := s.readLibraries(bin)
+	if err != nil {
+		return err
+	}
+	s.libsMu.Lock()
+	defer s.libsMu.Unlock()
+	if s.admitted == nil {
+		s.admitted = map[string][]string{}
+	}
+	s.admitted[bin] = libs
+	return nil
+}
+
+// sharedLibraries lists the files the dynamic loader maps for bin: as Admit
+// read them, or else read now.
+func (s *Sandbox) sharedLibraries(bin string) ([]string, error) {
+	s.libsMu.Lock()
+	libs, ok := s.admitted[bin]
+	s.libsMu.Unlock()
+	if ok {
+		return libs, nil
+	}
+	return s.readLibraries(bin)
+}
+
+// readLibraries lists the files the dynamic loader maps for bin (none for
 // a static binary), as ldd says. Every binary the grader builds with the
 // same flags needs the same ones: ldd runs once per different list.
-func (s *Sandbox) sharedLibraries(bin string) ([]string, error) {
+func (s *Sandbox) readLibraries(bin string) ([]string, error) {
 	f, err := elf.Open(bin)
 	if err != nil {
 		return nil, fmt.Errorf("reading the test binary: %w", err)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,4 +125,33 @@ func noPermissions(t *testing.T, p string) *os.File {
 	require.NoError(t, f.Chmod(0))
 	t.Cleanup(func() { f.Close() })
 	return f
+}
+
+// TestAdmittedBinaryIsNotReadAgain: the build makes a test binary
+// execute-only, which a grader that is not root cannot read; what a run
+// needs of it (its shared libraries) is read once by Admit, before, and
+// never again. Here the file is no longer an ELF binary after Admit: a
+// run's set-up that read it again would fail.
+func TestAdmittedBinaryIsNotReadAgain(t *testing.T) {
+	true_, err := exec.LookPath("true")
+	if err != nil {
+		t.Skipf("no true(1) to stand for a dynamically linked test binary: %v", err)
+	}
+	data, err := os.ReadFile(true_)
+	require.NoError(t, err)
+	bin := filepath.Join(t.TempDir(), "lab.test")
+	require.NoError(t, os.WriteFile(bin, data, 0o700))
+	s := &Sandbox{}
+	want, err := s.readLibraries(bin)
+	require.NoError(t, err)
+	if len(want) == 0 {
+		t.Skipf("%s is linked statically: it needs no library", true_)
+	}
+	require.NoError(t, s.Admit(bin), "Admit(%s)", bin)
+	require.NoError(t, os.WriteFile(bin, []byte("not a binary any more"), 0o111))
+	got, err := s.sharedLibraries(bin)
+	require.NoError(t, err, "sharedLibraries(%s) after Admit reads the binary again", bin)
+	assert.Equal(t, want, got, "the libraries Admit read")
+	_, err = s.sharedLibraries(filepath.Join(t.TempDir(), "other.test"))
+	assert.Error(t, err, "a binary never admitted is read, and one that is not there is an error")
 }
