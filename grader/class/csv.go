@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // This file reads and rewrites the table `course grade --csv` writes (a
@@ -524,7 +526,10 @@ func JoinRoster(header []string, rows [][]string, ros *Roster) (newHeader []stri
 
 // key is a submission name as the grader writes it in a CSV cell, so that
 // a name matches its cell: grader.CSVCell does nothing to a cell it made.
-func key(name string) string { return CSVCell(name) }
+//
+// Names are compared in Unicode's composed form (NFC): a "Zoë" typed in a
+// spreadsheet and one read from a macOS folder (decomposed) are one student.
+func key(name string) string { return CSVCell(norm.NFC.String(name)) }
 
 // nameOf is the name of r when it is a file, or else what.
 func nameOf(r io.Reader, what string) string {

@@ -401,3 +401,18 @@ func ExampleJoinRoster() {
 	// bob,bob@example.edu,,,,,,,no submission
 	// not on the roster: [mallory]
 }
+
+// TestReadRoster_MatchesNamesComposedOrNot: "Zoë" typed in a spreadsheet
+// (composed, NFC) and read from a macOS folder (decomposed, NFD) are one
+// student, whichever side has which.
+func TestReadRoster_MatchesNamesComposedOrNot(t *testing.T) {
+	composed, decomposed := "Zo\u00eb", "Zoe\u0308"
+	for _, tc := range [][2]string{{composed, decomposed}, {decomposed, composed}} {
+		ros, err := ReadRoster(strings.NewReader("submission,email\n" + tc[0] + ",z@x\n"))
+		require.NoError(t, err)
+		cells, ok := ros.Lookup(tc[1])
+		assert.True(t, ok, "a roster row %q, Lookup(%q)", tc[0], tc[1])
+		assert.Equal(t, []string{"z@x"}, cells)
+		assert.Nil(t, ros.Missing([]string{tc[1]}), "%q handed in", tc[1])
+	}
+}

@@ -19,6 +19,7 @@ var (
 	ErrOtherLab        = errors.New("reports of different labs")
 	ErrOtherCourse     = errors.New("reports of different versions of the course")
 	ErrOtherSplit      = errors.New("shards of different splits")
+	ErrOtherClass      = errors.New("shards of different runs")
 	ErrShardTwice      = errors.New("a shard given twice")
 	ErrShardMissing    = errors.New("a shard is missing")
 	ErrSubmissionTwice = errors.New("a submission in two reports")
@@ -28,7 +29,7 @@ var (
 // as if the class had been graded in one run. It refuses, naming the
 // files at fault: a report that is not a shard's (a plain --json report
 // does not say which course graded it), shards of different labs, course
-// versions or numbers of parts, a shard given twice or missing, and a
+// versions, tests, numbers of parts or classes (the submissions given), a shard given twice or missing, and a
 // submission in two reports.
 func Merge(files []SavedFile) (*Saved, error) {
 	if len(files) == 0 {
@@ -50,8 +51,12 @@ func Merge(files []SavedFile) (*Saved, error) {
 			return nil, fmt.Errorf("%w: %s is of lab %s, %s of lab %s", ErrOtherLab, first.Path, visible(h.Lab), f.Path, visible(fh.Lab))
 		case fh.Course != h.Course:
 			return nil, fmt.Errorf("%w: %s was graded by course %s, %s by course %s; grade every shard with one build of the course", ErrOtherCourse, first.Path, visible(h.Course), f.Path, visible(fh.Course))
+		case fh.Tests != h.Tests:
+			return nil, fmt.Errorf("%w: %s and %s were graded with different tests of lab %s; grade every shard with one build of the course", ErrOtherCourse, first.Path, f.Path, visible(h.Lab))
 		case fh.Shard.Count != h.Shard.Count:
 			return nil, fmt.Errorf("%w: %s is shard %s, %s shard %s; merge the shards of one run", ErrOtherSplit, first.Path, h.Shard, f.Path, fh.Shard)
+		case fh.Class != h.Class:
+			return nil, fmt.Errorf("%w: %s and %s are parts of runs given different submissions; give every shard the same submissions, and merge the shards of one run", ErrOtherClass, first.Path, f.Path)
 		}
 		for _, name := range fh.Submissions {
 			if other, ok := where[name]; ok {

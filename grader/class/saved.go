@@ -19,8 +19,16 @@ type ShardHead struct {
 	// the labs and their tests: parts graded by two versions are not one
 	// class.
 	Course string `json:"course"`
-	Lab    string `json:"lab"`
-	Shard  Shard  `json:"shard"`
+	// Tests is a fingerprint of the lab's grading files (tests, hidden
+	// tests, given files): a tool built without its version stamp
+	// ("(devel)") is told apart by what it grades with.
+	Tests string `json:"tests,omitempty"`
+	Lab   string `json:"lab"`
+	Shard Shard  `json:"shard"`
+	// Class is a fingerprint of the names of every submission the run was
+	// given, before it was split: the parts of one run share it, a part of
+	// another run (another class, or the class after a change) does not.
+	Class string `json:"class,omitempty"`
 	// Submissions names every submission of the part, graded or not, by
 	// name: a part whose run was interrupted lacks some of their reports.
 	Submissions []string `json:"submissions"`

@@ -1,10 +1,13 @@
 package class
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"regexp"
+	"slices"
 	"strconv"
 )
 
@@ -56,4 +59,16 @@ func (s Shard) Has(name string) bool {
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	return h.Sum64()%uint64(s.Count) == uint64(s.Index-1)
+}
+
+// ClassPrint is the fingerprint of a run's class (ShardHead.Class): of
+// the names of every submission given, in any order.
+func ClassPrint(names []string) string {
+	sorted := slices.Clone(names)
+	slices.Sort(sorted)
+	h := sha256.New()
+	for _, n := range sorted {
+		fmt.Fprintf(h, "%d:%s\n", len(n), n)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }

@@ -196,6 +196,10 @@ func TestMergeRefusesWhatIsNotOneClass(t *testing.T) {
 	otherLab[1].Saved.Head.Lab = "8"
 	otherCourse := three()
 	otherCourse[2].Saved.Head.Course = "v2.0.0"
+	otherTests := three()
+	otherTests[1].Saved.Head.Tests = "0123456789abcdef"
+	otherClass := three()
+	otherClass[2].Saved.Head.Class = ClassPrint([]string{"alice", "zed"})
 	otherSplit := append(three()[:2], shards(t, whole, 4, "(devel)")[3])
 	twice := append(three(), three()[0])
 	twice[3].Path = "again.json"
@@ -209,6 +213,8 @@ func TestMergeRefusesWhatIsNotOneClass(t *testing.T) {
 		"a plain report":       {[]SavedFile{three()[0], plain()}, ErrNotShard, "class.json is a plain --json report"},
 		"another lab":          {otherLab, ErrOtherLab, "shard-1.json is of lab 7, shard-2.json of lab 8"},
 		"another course":       {otherCourse, ErrOtherCourse, "shard-1.json was graded by course (devel), shard-3.json by course v2.0.0"},
+		"other tests":          {otherTests, ErrOtherCourse, "shard-1.json and shard-2.json were graded with different tests of lab 7"},
+		"another run's class":  {otherClass, ErrOtherClass, "shard-1.json and shard-3.json are parts of runs given different submissions"},
 		"another split":        {otherSplit, ErrOtherSplit, "shard-1.json is shard 1/3, shard-4.json shard 4/4"},
 		"a shard twice":        {twice, ErrSubmissionTwice, `"bob" is in shard-1.json and in again.json`},
 		"an empty shard twice": {emptyTwice, ErrShardTwice, "shard-1.json and again.json are both shard 1/7"},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coursekit/course/grader/report"
+	"golang.org/x/text/unicode/norm"
 )
 
 // GradescopeMetadata is where Gradescope puts a submission's metadata.
@@ -116,7 +117,7 @@ func TimesFromFile(path string) (func(name string) (time.Time, error), error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return func(name string) (time.Time, error) {
-		t, ok := times[name]
+		t, ok := times[norm.NFC.String(name)] // "Zoë" composed or not is one student
 		if !ok {
 			return time.Time{}, fmt.Errorf("%s has no row for %s", path, name)
 		}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // TimesError is a CSV of submission times that cannot be read, with the
@@ -58,7 +60,7 @@ func ReadTimes(r io.Reader) (map[string]time.Time, error) {
 		if len(row) <= max(nameCol, timeCol) {
 			return nil, &TimesError{Line: line, Msg: fmt.Sprintf("%d cells, want the submission and submitted_at columns", len(row))}
 		}
-		name := strings.TrimSpace(row[nameCol])
+		name := norm.NFC.String(strings.TrimSpace(row[nameCol])) // "Zoë" composed or not (a macOS folder) is one student
 		if name == "" {
 			return nil, &TimesError{Line: line, Msg: "no submission name"}
 		}

@@ -2,6 +2,8 @@ package late
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,5 +32,21 @@ func TestReadTimesRefusesWhatItCannotRead(t *testing.T) {
 		var te *TimesError
 		require.True(t, errors.As(err, &te), "ReadTimes(%q) = %v; want a *TimesError", tc.csv, err)
 		assert.Contains(t, err.Error(), tc.want, "ReadTimes(%q)", tc.csv)
+	}
+}
+
+// TestTimesMatchNamesComposedOrNot: a times.csv row for "Zoë" (composed)
+// is the time of the submission folder "Zoë" as macOS writes it
+// (decomposed), and the other way round.
+func TestTimesMatchNamesComposedOrNot(t *testing.T) {
+	composed, decomposed := "Zo\u00eb", "Zoe\u0308"
+	for _, tc := range [][2]string{{composed, decomposed}, {decomposed, composed}} {
+		p := filepath.Join(t.TempDir(), "times.csv")
+		require.NoError(t, os.WriteFile(p, []byte("submission,submitted_at\n"+tc[0]+",2026-12-01T09:30:00Z\n"), 0o644))
+		at, err := TimesFromFile(p)
+		require.NoError(t, err)
+		got, err := at(tc[1])
+		require.NoError(t, err, "a row %q, the time of %q", tc[0], tc[1])
+		assert.Equal(t, time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC), got.UTC())
 	}
 }

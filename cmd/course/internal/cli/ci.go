@@ -134,8 +134,10 @@ func runClassCI(opts *ClassCIOptions) error {
 	if opts.Timeout <= 0 {
 		return usageError(fmt.Errorf("--timeout %s: must be positive", opts.Timeout))
 	}
-	if !isDir(opts.Dir) {
-		return usageError(fmt.Errorf("%s: not a directory", opts.Dir))
+	// A new directory inside one that exists is made, as `course ci
+	// kubernetes --chapter 10 k8s` expects.
+	if _, err := os.Lstat(opts.Dir); !isDir(opts.Dir) && (err == nil || !isDir(filepath.Dir(filepath.Clean(opts.Dir)))) {
+		return usageError(fmt.Errorf("%s: not a directory, nor a new one inside a directory that exists", opts.Dir))
 	}
 	l, err := labOf(opts.Catalog, opts.Chapter, nil)
 	if err != nil {

@@ -22,7 +22,7 @@ func TestCIWritesEachPlatformsFiles(t *testing.T) {
 		{"gitlab", []string{"grade-lab10.gitlab-ci.yml"}, "parallel: 3"},
 		{"kubernetes", []string{"grade-lab10-volume.yaml", "grade-lab10.yaml", "grade-lab10-merge.yaml"}, "claimName: course-grading"},
 	} {
-		dir := t.TempDir()
+		dir := filepath.Join(t.TempDir(), "new") // made, inside one that exists
 		r := run(t, nil, "ci", tc.platform, "--chapter", "10", "--shards", "3", dir)
 		require.Equal(t, 0, r.code, "course ci %s: %s", tc.platform, r.stderr)
 		assert.Contains(t, r.stdout, "They grade lab 10 in 3 shards")
@@ -64,6 +64,7 @@ func TestCIUsageErrors(t *testing.T) {
 		{[]string{"jenkins", dir}, `unknown platform "jenkins" (known: github, gitlab, kubernetes)`},
 		{[]string{"github", "--chapter", "10"}, "missing argument <course>"},
 		{[]string{"github", "--chapter", "10", file}, file + ": not a directory"},
+		{[]string{"kubernetes", "--chapter", "10", filepath.Join(dir, "no", "k8s")}, "not a directory, nor a new one inside a directory that exists"},
 		{[]string{"github", "--chapter", "10", "--shards", "0", dir}, "the number of shards must be 1 to 200"},
 		{[]string{"gitlab", "--chapter", "10", "--shards", "201", dir}, "the number of shards must be 1 to 200"},
 		{[]string{"github", "--chapter", "10", "--submissions", "../subs", dir}, `submissions "../subs": not a directory inside the course's checkout`},

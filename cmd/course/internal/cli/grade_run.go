@@ -238,10 +238,15 @@ func (run *gradeRun) read() error {
 }
 
 // shardHead is what the report of a shard says of it.
-func (run *gradeRun) shardHead() classpkg.ShardHead {
+func (run *gradeRun) shardHead() (classpkg.ShardHead, error) {
 	names := run.names()
 	slices.Sort(names)
-	return classpkg.ShardHead{Course: run.opts.Version, Lab: run.lab.Chapter, Shard: *run.shard, Submissions: names}
+	tests, err := run.lab.Fingerprint(!run.opts.NoHidden)
+	if err != nil {
+		return classpkg.ShardHead{}, err
+	}
+	return classpkg.ShardHead{Course: run.opts.Version, Tests: tests[:16], Lab: run.lab.Chapter, Shard: *run.shard,
+		Class: classpkg.ClassPrint(classNames(run.paths)), Submissions: names}, nil
 }
 
 // failGradescope tells the student why nothing was graded, in the
@@ -419,7 +424,13 @@ func (run *gradeRun) reportClass(results []classpkg.Result, elapsed time.Duratio
 		return writeClassReport(w, st, opts.Format, results, run.lab, run.ids, closing, run.whole)
 	}
 	if run.shard != nil && opts.Format == formatJSON {
-		write = func(w io.Writer, _ format.Style) error { return classpkg.WriteShardJSON(w, run.shardHead(), results) }
+		write = func(w io.Writer, _ format.Style) error {
+			head, err := run.shardHead()
+			if err != nil {
+				return err
+			}
+			return classpkg.WriteShardJSON(w, head, results)
+		}
 	}
 	if err := writeReport(opts, write); err != nil {
 		return cannotGrade(err)

@@ -175,9 +175,22 @@ func TestGradeShardReportRecordsTheCourseVersion(t *testing.T) {
 	require.Equal(t, 1, r.code, r.stderr)
 	var head struct {
 		Course string `json:"course"`
+		Tests  string `json:"tests"`
+		Class  string `json:"class"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &head), r.stdout)
 	assert.Equal(t, "v1.4.0 0123abcd (modified)", head.Course)
+	assert.Len(t, head.Tests, 16, "the fingerprint of the tests it graded with, which a build without a version stamp still has")
+	assert.Equal(t, classpkg.ClassPrint([]string{"bob"}), head.Class, "the fingerprint of the submissions the run was given")
+
+	// Another run of another class: its part does not merge with this one.
+	carol := loneFile(t, t.TempDir(), "carol", labSources(t).rejected)
+	r2 := run(t, f, "grade", "--chapter", "10", "--shard", "1/1", "--json", bob, carol)
+	var other struct {
+		Class string `json:"class"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r2.stdout), &other), r2.stdout)
+	assert.NotEqual(t, head.Class, other.Class, "two classes, two fingerprints")
 }
 
 // splitGolden writes the saved class of testdata/golden/class.json as the
@@ -278,6 +291,11 @@ func TestGradeFromRefusesShardsOfTwoClasses(t *testing.T) {
 				h.Lab = "4"
 			}
 		}), "a report of lab \"10\" in a shard of lab \"4\""},
+		"another class": {splitGolden(t, 3, func(k int, h *classpkg.ShardHead) {
+			if k == 2 {
+				h.Class = classpkg.ClassPrint([]string{"carol", "zed"})
+			}
+		}), "shards of different runs: "},
 		"another split":   {append(splitGolden(t, 2, nil)[:1], splitGolden(t, 3, nil)...), "shards of different splits"},
 		"a plain report":  {append(splitGolden(t, 2, nil), plain), "is a plain --json report"},
 		"a shard missing": {splitGolden(t, 3, nil)[1:], "no report of shard 1/3"},
