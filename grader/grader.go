@@ -322,6 +322,12 @@ func (g *Grader) Grade(ctx context.Context, sub *submission.Submission) (*report
 				return nil, fmt.Errorf("grader: %w", err)
 			}
 			pe.File = studentName(sub, editable)
+			if pe.CompileOnly() {
+				// Not Go that builds: told as the compiler would tell it.
+				rep.Build = report.Build{OK: false, Output: pe.Lines()}
+				g.failAll(rep, report.Cause{Kind: report.BuildFailed})
+				return g.finish(rep, started), nil
+			}
 			rep.Build = report.Build{OK: false, Output: pe.Error(), Rejected: true}
 			if pe.File != editable {
 				rep.Build.Output = fmt.Sprintf("%s is graded as %s, the lab's file.\n%s", pe.File, editable, rep.Build.Output)

@@ -77,7 +77,14 @@ func fixtures(t *testing.T) []fixture {
 				Budget: 2 * time.Minute, Memory: 512 << 20, Hidden: true}, *rep.Settings, "the report's settings: the grader's options, defaults filled in")
 			assert.WithinDuration(t, time.Now(), rep.Settings.Graded, time.Hour, "when its grading began")
 		}},
-		{name: "type-error", src: append(append([]byte{}, sol...), "\nvar broken int = \"text\"\n"...), rejected: true, reason: "does not type-check"},
+		// Not Go that builds: a failed build, as the compiler would say, not a
+		// broken rule, though the static check is what finds it.
+		{name: "type-error", src: append(append([]byte{}, sol...), "\nvar broken int = \"text\"\n"...), buildFails: true, reason: "does not build", check: func(t *testing.T, rep *report.Report) {
+			assert.Contains(t, rep.Build.Output, "session.go:", "the file and line")
+			assert.Contains(t, rep.Build.Output, "does not type-check: cannot use \"text\"", "the type error")
+			assert.NotContains(t, rep.Build.Output, "grading rules", "no rule was broken")
+		}},
+		{name: "syntax-error", src: append(append([]byte{}, sol...), "\nfunc broken( {\n"...), buildFails: true, reason: "does not build"},
 		{name: "rejected-import", src: withInit(t, sol, []string{"os"}, `_ = os.Args`), rejected: true, reason: "import \"os\""},
 		// A timeout long enough for the other exercises on a busy machine.
 		{name: "infinite-loop", timeout: 3 * time.Second, budget: time.Minute, pass: []string{"10.2", "10.3", "10.4", "10.5", "10.6"}, reason: "timed out",

@@ -64,6 +64,9 @@ type Violation struct {
 	Line    int
 	Problem string
 	Hint    string // what would be allowed instead, when the problem has one
+	// Compile: a syntax or type error, which no build would get past,
+	// rather than a rule of what a lab file may do.
+	Compile bool
 }
 
 // At says where v is and what: "session.go:12: problem", or without the
@@ -95,6 +98,28 @@ func (e *Error) Error() string {
 	fmt.Fprintf(&b, "%s breaks the grading rules:", e.File)
 	for _, v := range e.Violations {
 		b.WriteString("\n  " + v.In(e.File))
+	}
+	return b.String()
+}
+
+// CompileOnly reports whether every violation is a syntax or type error:
+// the file is not Go that builds, whatever the rules. A report calls that
+// a failed build, as the compiler would, not a broken rule.
+func (e *Error) CompileOnly() bool {
+	for _, v := range e.Violations {
+		if !v.Compile {
+			return false
+		}
+	}
+	return len(e.Violations) > 0
+}
+
+// Lines are the violations, one line each, as a compiler lists its
+// errors: "session.go:12: problem".
+func (e *Error) Lines() string {
+	var b strings.Builder
+	for _, v := range e.Violations {
+		b.WriteString(v.At(e.File) + "\n")
 	}
 	return b.String()
 }
@@ -284,7 +309,7 @@ func (c *Checker) Check(src []byte) error {
 	}
 	vs := make([]Violation, len(res.Violations))
 	for i, v := range res.Violations {
-		vs[i] = Violation{Line: v.Line, Problem: v.Problem, Hint: v.Hint}
+		vs[i] = Violation{Line: v.Line, Problem: v.Problem, Hint: v.Hint, Compile: v.Compile}
 	}
 	return &Error{File: c.editable, Violations: vs}
 }

@@ -50,6 +50,9 @@ type Violation struct {
 	Line    int    `json:"line,omitempty"`
 	Problem string `json:"problem"`
 	Hint    string `json:"hint,omitempty"` // what would be allowed instead, when the problem has one
+	// Compile: the file is not Go the compiler would build (a syntax or
+	// type error), rather than Go a rule forbids.
+	Compile bool `json:"compile,omitempty"`
 }
 
 // Result is the verdict on a file: Violations when it may not be built,
@@ -123,11 +126,11 @@ func Check(req *Request) (res Result) {
 				// An error in a given file: the student file broke it (by
 				// declaring one of its names again, say). The first says why.
 				if givenErrs++; givenErrs == 1 {
-					typeErrs = append(typeErrs, Violation{Problem: "does not type-check with the given files (" + err.Error() + ")"})
+					typeErrs = append(typeErrs, Violation{Problem: "does not type-check with the given files (" + err.Error() + ")", Compile: true})
 				}
 				return
 			}
-			typeErrs = append(typeErrs, Violation{Line: pos.Line, Problem: "does not type-check: " + te.Msg})
+			typeErrs = append(typeErrs, Violation{Line: pos.Line, Problem: "does not type-check: " + te.Msg, Compile: true})
 		},
 	}
 	info := &types.Info{
@@ -169,11 +172,11 @@ func (c *checker) reject(vs []Violation, max int) Result {
 func parseViolations(err error) []Violation {
 	var list scanner.ErrorList
 	if !errors.As(err, &list) || len(list) == 0 {
-		return []Violation{{Problem: "the grader cannot parse this file: " + err.Error()}}
+		return []Violation{{Problem: "the grader cannot parse this file: " + err.Error(), Compile: true}}
 	}
 	var vs []Violation
 	for _, e := range list {
-		vs = append(vs, Violation{Line: e.Pos.Line, Problem: "the grader cannot parse this file (" + e.Msg + "); a file it cannot fully check is not graded"})
+		vs = append(vs, Violation{Line: e.Pos.Line, Problem: "the grader cannot parse this file (" + e.Msg + "); a file it cannot fully check is not graded", Compile: true})
 	}
 	return vs
 }
