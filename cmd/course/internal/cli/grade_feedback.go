@@ -118,6 +118,6 @@ func (p *feedbackPlan) write(opts *GradeOptions, results []classpkg.Result, l *l
 		}
 		written++
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "feedback for %d submissions in %s\n", written, p.dir)
+	fmt.Fprintf(opts.IO.ErrOut, "feedback for %d %s in %s\n", written, map[bool]string{true: "submission", false: "submissions"}[written == 1], p.dir)
 	return nil
 }
