@@ -191,3 +191,23 @@ func TestFileNamesAreSafeAndDistinct(t *testing.T) {
 	assert.Equal(t, []string{"bob.md"}, feedback.FileNames([]string{"bob"}), "a name that is safe stays as it is")
 	assert.Equal(t, "alice-2bd806c9.md", again[1], "the example of docs/instructors.md")
 }
+
+// TestFileNamesKeepEachOwnName: students called "alice" and "Alice" get
+// names with a suffix from a hash of their names; a student whose own name
+// is that suffixed name keeps it, whatever the order, and the suffixed one
+// is numbered instead: no student's feedback lands in another's file.
+func TestFileNamesKeepEachOwnName(t *testing.T) {
+	hashed := feedback.FileNames([]string{"alice", "Alice"})
+	own := strings.TrimSuffix(hashed[0], feedback.Ext) // "alice-" and a hash
+	require.NotEqual(t, "alice", own)
+	for _, subs := range [][]string{{"alice", "Alice", own}, {own, "Alice", "alice"}} {
+		got := feedback.FileNames(subs)
+		byName := map[string]string{}
+		for i, n := range subs {
+			byName[n] = got[i]
+		}
+		assert.Equal(t, own+feedback.Ext, byName[own], "feedback.FileNames(%q): %q keeps its own name", subs, own)
+		assert.NotEqual(t, own+feedback.Ext, byName["alice"], "feedback.FileNames(%q): alice does not take %s", subs, own+feedback.Ext)
+		assert.Len(t, map[string]bool{got[0]: true, got[1]: true, got[2]: true}, 3, "feedback.FileNames(%q) = %q: distinct", subs, got)
+	}
+}

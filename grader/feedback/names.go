@@ -28,8 +28,9 @@ const maxBase = 80
 // at most 80 bytes before Ext. Names that would come out alike, also to a
 // file system that ignores case or Unicode normalisation (macOS's,
 // Windows', an LMS's zip), each get a suffix from a hash of the whole name,
-// so that which file is whose depends on no order; the rare clash left then
-// is numbered in names.Compare's order.
+// so that which file is whose depends on no order; a name that needs no
+// suffix keeps its file, and the rare clash left is numbered ("-2") in
+// names.Compare's order.
 func FileNames(subs []string) []string {
 	base := make([]string, len(subs))
 	groups := map[string][]int{}
@@ -37,6 +38,7 @@ func FileNames(subs []string) []string {
 		base[i] = sanitize(n)
 		groups[fold(base[i])] = append(groups[fold(base[i])], i)
 	}
+	suffixed := make([]bool, len(subs))
 	for _, g := range groups {
 		if len(g) < 2 {
 			continue
@@ -44,13 +46,24 @@ func FileNames(subs []string) []string {
 		for _, i := range g {
 			sum := sha256.Sum256([]byte(subs[i]))
 			base[i] += "-" + hex.EncodeToString(sum[:4])
+			suffixed[i] = true
 		}
 	}
 	order := make([]int, len(subs))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return names.Compare(subs[a], subs[b]) })
+	// A name of its own comes first: a suffixed name never takes the file
+	// of a student whose name it happens to be ("alice-2bd806c9").
+	slices.SortStableFunc(order, func(a, b int) int {
+		if suffixed[a] != suffixed[b] {
+			if suffixed[a] {
+				return 1
+			}
+			return -1
+		}
+		return names.Compare(subs[a], subs[b])
+	})
 	taken := map[string]bool{}
 	out := make([]string, len(subs))
 	for _, i := range order {
