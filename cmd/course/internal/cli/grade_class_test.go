@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestGradeClassText(t *testing.T) {
@@ -344,18 +345,23 @@ func TestGradeEscapesNamesTheSubmissionChose(t *testing.T) {
 // "bob\x0aalice") would be one row to a reader and one key to --update:
 // both are named by their paths instead.
 func TestGradeNamesThatReadTheSameAreToldApart(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range []string{"bob\nalice", `bob\x0aalice`} {
-		require.NoError(t, os.Mkdir(filepath.Join(dir, name), 0o755)) // holds no session.go: not graded, no build
-	}
-	table := filepath.Join(t.TempDir(), "grades.csv")
-	r := run(t, nil, "grade", "--chapter", "10", "--csv", table, filepath.Join(dir, "bob\nalice"), filepath.Join(dir, `bob\x0aalice`))
-	assert.Equal(t, 2, r.code, r.stderr)
-	rows := readCSV(t, table)
-	require.Len(t, rows, 3)
-	assert.NotEqual(t, rows[1][0], rows[2][0], "two rows, two names")
-	for _, row := range rows[1:] {
-		assert.Contains(t, row[0], dir, "named by its path: %q", row[0])
+	for _, pair := range [][2]string{
+		{"bob\nalice", `bob\x0aalice`}, // a line break, and its escape
+		{"Zo\u00eb", "Zoe\u0308"},      // composed, and decomposed as a macOS folder is
+	} {
+		dir := t.TempDir()
+		for _, name := range pair {
+			require.NoError(t, os.Mkdir(filepath.Join(dir, name), 0o755)) // holds no session.go: not graded, no build
+		}
+		table := filepath.Join(t.TempDir(), "grades.csv")
+		r := run(t, nil, "grade", "--chapter", "10", "--csv", table, filepath.Join(dir, pair[0]), filepath.Join(dir, pair[1]))
+		assert.Equal(t, 2, r.code, r.stderr)
+		rows := readCSV(t, table)
+		require.Len(t, rows, 3)
+		assert.NotEqual(t, norm.NFC.String(rows[1][0]), norm.NFC.String(rows[2][0]), "%q: two rows, two names that read differently", pair)
+		for _, row := range rows[1:] {
+			assert.Contains(t, row[0], dir, "named by its path: %q", row[0])
+		}
 	}
 }
 

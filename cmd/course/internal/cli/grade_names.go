@@ -12,6 +12,7 @@ import (
 	"github.com/coursekit/course/grader/late"
 	"github.com/coursekit/course/grader/safetext"
 	"github.com/coursekit/course/grader/submission"
+	"golang.org/x/text/unicode/norm"
 )
 
 // errTimesGit refuses --times git, which is no more: a commit's time is
@@ -71,18 +72,19 @@ func uniquePaths(paths []string) []string {
 // given but never on their order, so that every shard of a class (--shard)
 // names a submission as the whole run would.
 func classNames(paths []string) []string {
-	// Names are counted as reports show them (escaped, one line): two
-	// names that read the same there are one row to a reader. Those are
+	// Names are counted as reports show them (escaped, one line, composed:
+	// "Zoë" from a macOS folder is "Zoë"): two names that read the same
+	// there are one row to a reader. Those are
 	// named by their paths, and paths that still read the same get a
 	// number, in the order of the paths.
 	names := make([]string, len(paths))
 	count := map[string]int{}
 	for i, p := range paths {
 		names[i] = submission.Name(p)
-		count[safetext.Line(names[i])]++
+		count[readAs(names[i])]++
 	}
 	for i, n := range names {
-		if count[safetext.Line(n)] > 1 {
+		if count[readAs(n)] > 1 {
 			names[i] = paths[i]
 		}
 	}
@@ -93,13 +95,17 @@ func classNames(paths []string) []string {
 	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(paths[a], paths[b]) })
 	seen := map[string]int{}
 	for _, i := range order {
-		shown := safetext.Line(names[i])
+		shown := readAs(names[i])
 		if seen[shown]++; seen[shown] > 1 {
 			names[i] = fmt.Sprintf("%s #%d", names[i], seen[shown])
 		}
 	}
 	return names
 }
+
+// readAs is a name as a reader tells it from others: as reports show it,
+// in Unicode's composed form.
+func readAs(name string) string { return norm.NFC.String(safetext.Line(name)) }
 
 // nameSubmissions names subs and the unreadable ones as classNames names
 // their paths.
