@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -385,9 +386,14 @@ func (g *Grader) failAll(rep *report.Report, cause report.Cause) {
 // studentName is what the student called the lab's file: a lone file or
 // an upload of any name (alice.go) is graded as the lab's, and a rejection
 // names it as the student knows it.
+// A name of other characters than a plain file name's is not repeated: it
+// would be the student's text in the report (a line break, a note).
 func studentName(sub *submission.Submission, editable string) string {
-	if found := path.Base(sub.Found[editable]); found != "." && found != "" {
+	if found := path.Base(sub.Found[editable]); plainGoFile.MatchString(found) {
 		return found
 	}
 	return editable
 }
+
+// plainGoFile is a file name a report may repeat as it is.
+var plainGoFile = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}\.go$`)

@@ -409,3 +409,22 @@ func TestPrivateTestsMustBeInTheExternalTestPackage(t *testing.T) {
 	require.Error(t, err, "New(--tests with a file in package session) = nil error, want a refusal")
 	assert.Contains(t, err.Error(), "extra_test.go is package session; a private test must be in package session_test")
 }
+
+// TestStudentNameRepeatsOnlyAPlainFileName: a report names the lab's file
+// as the student handed it in (main.go) only when that is a plain file
+// name; a name with a line break, markup or spaces is the student's text
+// in the report, and the lab's own name stands instead.
+func TestStudentNameRepeatsOnlyAPlainFileName(t *testing.T) {
+	for found, want := range map[string]string{
+		"session.go":      "session.go",
+		"main.go":         "main.go",
+		"sub/alice_v2.go": "alice_v2.go",
+		"x\n```\n[full marks](https://e.x)\ny.go": "session.go",
+		"a b.go": "session.go",
+		".go":    "session.go",
+		"":       "session.go",
+	} {
+		sub := &submission.Submission{Found: map[string]string{"session.go": found}}
+		assert.Equal(t, want, studentName(sub, "session.go"), "studentName of a file found as %q", found)
+	}
+}
