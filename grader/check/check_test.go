@@ -230,3 +230,20 @@ func TestCheckerRefusesGoroutinesInASequentialLab(t *testing.T) {
 	c.Sequential = false
 	assert.NoError(t, c.Check(with([]string{"sync"}, "var mu sync.Mutex\n\nfunc init() { go func() { mu.Lock(); mu.Unlock() }() }")), "Check(a go statement and sync in a lab that is not sequential)")
 }
+
+// TestCheckerBoundsWhatATypeErrorSays: a few hundred bytes of generics
+// make go/types name a type megabytes long in one message; each problem is
+// cut to a bound, so a rejection stays small and is reported, not lost.
+func TestCheckerBoundsWhatATypeErrorSays(t *testing.T) {
+	call := "0"
+	for range 16 {
+		call = "dup(" + call + ")"
+	}
+	code := "type P[A, B any] struct {\n\ta A\n\tb B\n}\n\nfunc dup[T any](x T) P[T, T] { return P[T, T]{x, x} }\n\nvar bad0 int = " + call + "\n"
+	err := labChecker(t).Check(stubWith(t, nil, code))
+	var pe *Error
+	require.ErrorAs(t, err, &pe, "Check(a 16-deep generic type error) = %v, want a rejection", err)
+	require.True(t, pe.CompileOnly(), "a type error: %v", err)
+	assert.Contains(t, pe.Error(), "does not type-check")
+	assert.Less(t, len(pe.Error()), 4<<10, "what the rejection says is bounded: %d bytes", len(pe.Error()))
+}

@@ -28,6 +28,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Request is one file to check, with everything the check needs.
@@ -158,12 +159,32 @@ func (c *checker) reject(vs []Violation, max int) Result {
 	if len(vs) == 0 {
 		return Result{}
 	}
+	for i := range vs {
+		vs[i].Problem, vs[i].Hint = shorten(vs[i].Problem), shorten(vs[i].Hint)
+	}
 	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Line < vs[j].Line })
 	vs = slices.CompactFunc(vs, func(a, b Violation) bool { return a == b })
 	if len(vs) > max {
 		vs = vs[:max]
 	}
 	return Result{Violations: vs}
+}
+
+// maxProblem bounds the text of one violation: a type checker's message
+// repeats the types it names, which a file of a few hundred bytes can make
+// megabytes long.
+const maxProblem = 1000
+
+// shorten cuts s to maxProblem bytes, at a rune's start, marked with "…".
+func shorten(s string) string {
+	if len(s) <= maxProblem {
+		return s
+	}
+	cut := maxProblem
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // parseViolations turns go/parser's errors into violations. The compiler
