@@ -181,9 +181,11 @@ func pick(p string, files map[string]func() ([]byte, error), name string, lone b
 
 // couldBeTheFile reports whether a file of this base name could be the
 // lab's only file under another name: Go source, not a test.
+// A hidden file is not (macOS's "._alice.go" beside alice.go in a zip
+// Finder made holds the file's attributes), nor a name that is only ".go".
 func couldBeTheFile(base string) bool {
 	lower := strings.ToLower(base)
-	return strings.HasSuffix(lower, ".go") && !strings.HasSuffix(lower, "_test.go")
+	return strings.HasSuffix(lower, ".go") && !strings.HasSuffix(lower, "_test.go") && !strings.HasPrefix(base, ".")
 }
 
 // dirFiles lists the files of dir that Read may take: the editable ones

@@ -143,6 +143,25 @@ func TestReadSubmissionTakesTheOnlyGoFileWhateverItsName(t *testing.T) {
 	require.NoError(t, err, "Read(a zip holding lab/Alice.GO)")
 	assert.Equal(t, "lab/Alice.GO", sub.Found["session.go"])
 
+	// What macOS's Finder zips with a lone file: its attributes beside it,
+	// as a hidden "._" file, and again under __MACOSX.
+	zb.Reset()
+	zw = zip.NewWriter(&zb)
+	for name, body := range map[string][]byte{"alice.go": src, "__MACOSX/._alice.go": {0, 5, 22, 7}, "._alice.go": {0, 5, 22, 7}} {
+		w, err := zw.Create(name)
+		require.NoError(t, err)
+		_, _ = w.Write(body)
+	}
+	require.NoError(t, zw.Close())
+	macZip := filepath.Join(t.TempDir(), "mac.zip")
+	require.NoError(t, os.WriteFile(macZip, zb.Bytes(), 0o644))
+	sub, err = Read(macZip, []string{"session.go"})
+	require.NoError(t, err, "Read(a zip Finder made of alice.go)")
+	assert.Equal(t, "alice.go", sub.Found["session.go"])
+	sub, err = Read(write(t.TempDir(), map[string]string{"alice.go": string(src), "._alice.go": "\x00\x05", ".go": "x"}), []string{"session.go"})
+	require.NoError(t, err, "Read(a directory of alice.go, ._alice.go and .go)")
+	assert.Equal(t, "alice.go", sub.Found["session.go"])
+
 	named := write(t.TempDir(), map[string]string{"session.go": string(src), "helper.go": "package session\n"})
 	sub, err = Read(named, []string{"session.go"})
 	require.NoError(t, err)
