@@ -21,16 +21,11 @@ func TestReadSubmissionRefusesAnArchiveWithTwoMembersOfOneName(t *testing.T) {
 	dir := t.TempDir()
 	names := []string{"session.go", "./session.go"}
 
-	var zb bytes.Buffer
-	zw := zip.NewWriter(&zb)
+	var members [][2]string
 	for i, n := range names {
-		w, err := zw.Create(n)
-		require.NoError(t, err)
-		_, _ = w.Write([]byte("package session // copy " + string(rune('a'+i)) + "\n"))
+		members = append(members, [2]string{n, "package session // copy " + string(rune('a'+i)) + "\n"})
 	}
-	require.NoError(t, zw.Close())
-	zipPath := filepath.Join(dir, "alice.zip")
-	require.NoError(t, os.WriteFile(zipPath, zb.Bytes(), 0o644))
+	zipPath := zipOf(t, members)
 
 	var tb bytes.Buffer
 	gz := gzip.NewWriter(&tb)
@@ -131,31 +126,14 @@ func TestReadSubmissionTakesTheOnlyGoFileWhateverItsName(t *testing.T) {
 	assert.Equal(t, src, sub.Files["session.go"])
 	assert.Equal(t, "alice.go", sub.Found["session.go"])
 
-	var zb bytes.Buffer
-	zw := zip.NewWriter(&zb)
-	w, err := zw.Create("lab/Alice.GO")
-	require.NoError(t, err)
-	_, _ = w.Write(src)
-	require.NoError(t, zw.Close())
-	zipPath := filepath.Join(t.TempDir(), "alice.zip")
-	require.NoError(t, os.WriteFile(zipPath, zb.Bytes(), 0o644))
-	sub, err = Read(zipPath, []string{"session.go"})
+	sub, err = Read(zipOf(t, [][2]string{{"lab/Alice.GO", string(src)}}), []string{"session.go"})
 	require.NoError(t, err, "Read(a zip holding lab/Alice.GO)")
 	assert.Equal(t, "lab/Alice.GO", sub.Found["session.go"])
 
 	// What macOS's Finder zips with a lone file: its attributes beside it,
 	// as a hidden "._" file, and again under __MACOSX.
-	zb.Reset()
-	zw = zip.NewWriter(&zb)
-	for name, body := range map[string][]byte{"alice.go": src, "__MACOSX/._alice.go": {0, 5, 22, 7}, "._alice.go": {0, 5, 22, 7}} {
-		w, err := zw.Create(name)
-		require.NoError(t, err)
-		_, _ = w.Write(body)
-	}
-	require.NoError(t, zw.Close())
-	macZip := filepath.Join(t.TempDir(), "mac.zip")
-	require.NoError(t, os.WriteFile(macZip, zb.Bytes(), 0o644))
-	sub, err = Read(macZip, []string{"session.go"})
+	attributes := "\x00\x05\x16\x07"
+	sub, err = Read(zipOf(t, [][2]string{{"alice.go", string(src)}, {"__MACOSX/._alice.go", attributes}, {"._alice.go", attributes}}), []string{"session.go"})
 	require.NoError(t, err, "Read(a zip Finder made of alice.go)")
 	assert.Equal(t, "alice.go", sub.Found["session.go"])
 	sub, err = Read(write(t.TempDir(), map[string]string{"alice.go": string(src), "._alice.go": "\x00\x05", ".go": "x"}), []string{"session.go"})
@@ -183,4 +161,22 @@ func TestReadSubmissionTakesTheOnlyGoFileWhateverItsName(t *testing.T) {
 	_, err = Read(one, []string{"session.go", "store.go"})
 	require.ErrorAs(t, err, &se, "a lab of two files takes no file by another name")
 	assert.Equal(t, "holds no session.go", se.Reason)
+}
+
+// zipOf writes a zip of members (name, content), in their order, and
+// returns its path.
+func zipOf(t *testing.T, members [][2]string) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for _, m := range members {
+		w, err := zw.Create(m[0])
+		require.NoError(t, err)
+		_, err = w.Write([]byte(m[1]))
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	p := filepath.Join(t.TempDir(), "submission.zip")
+	require.NoError(t, os.WriteFile(p, b.Bytes(), 0o644))
+	return p
 }
