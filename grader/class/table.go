@@ -73,7 +73,7 @@ func (t *Table) Finish() (missing, unknown []string, err error) {
 	}
 	_, joined, _ := JoinRoster(CSVHeader(t.ids), nil, t.roster)
 	for _, row := range joined {
-		if !slices.Contains(t.names, row[0]) {
+		if !slices.ContainsFunc(t.names, func(n string) bool { return key(n) == key(row[0]) }) {
 			missing = append(missing, row[0])
 			if err := t.write(row); err != nil {
 				return missing, t.unknown, err

@@ -29,6 +29,22 @@ func TestTableWritesRowsAsTheyComeAndTheRosterLast(t *testing.T) {
 		"bob,b@x,,,,,,no submission\n", b.String(), "a name a spreadsheet would run is quoted; bob handed nothing in")
 }
 
+// A roster's "Zoë" typed composed is the student of a submission named
+// from a macOS folder (decomposed): her row, and no "no submission" row.
+func TestTableMatchesTheRosterComposedOrNot(t *testing.T) {
+	ros, err := ReadRoster(strings.NewReader("submission,email\nZo\u00eb,z@x\n"))
+	require.NoError(t, err)
+	var b strings.Builder
+	tab, err := NewTable(&b, []string{"7.1"}, ros)
+	require.NoError(t, err)
+	require.NoError(t, tab.Add(Result{Name: "Zoe\u0308", Report: reportOf("Zoe\u0308", 1, pass71())}))
+	missing, unknown, err := tab.Finish()
+	require.NoError(t, err)
+	assert.Empty(t, missing, "she handed in")
+	assert.Empty(t, unknown, "the roster lists her")
+	assert.Equal(t, "submission,email,7.1,score,max_score,raw_score,late_penalty,note\nZoe\u0308,z@x,10,10,10,,,\n", b.String())
+}
+
 func TestRegradeReplacesRowsInPlace(t *testing.T) {
 	book, err := ReadGradebook(strings.NewReader(strings.Join(CSVHeader([]string{"7.1"}), ",")+"\n"+
 		"alice,10,10,10,,,\nbob,0,0,10,,,\ncarol,,,,,,not graded: holds no demo.go\n"), []string{"7.1"})
