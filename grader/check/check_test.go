@@ -81,7 +81,7 @@ func TestCheckerRejects(t *testing.T) {
 		{"cgo", stubWith(t, []string{"C"}, ""), `import "C" is not allowed`},
 		{"a file go/parser cannot parse, though the compiler would (nesting beyond go/parser's limit)",
 			stubWith(t, []string{"os"}, "var deep = "+deep+"\nvar _ = os.Args"), "the grader cannot parse this file"},
-		{"a syntax error", stubWith(t, nil, "func broken( {"), "the grader cannot parse this file"},
+		{"a syntax error", stubWith(t, nil, "func broken( {"), "syntax error: "},
 		{"a type error", stubWith(t, nil, `var broken int = "text"`), "does not type-check"},
 		{"a name of the given files declared again", stubWith(t, nil, "type FieldError struct{}"), "does not type-check"},
 		{"a use of a test-only name", stubWith(t, nil, "var _ = newFakeFS(nil)"), "does not type-check: undefined: newFakeFS"},

@@ -193,14 +193,18 @@ func shorten(s string) string {
 func parseViolations(err error) []Violation {
 	var list scanner.ErrorList
 	if !errors.As(err, &list) || len(list) == 0 {
-		return []Violation{{Problem: "the grader cannot parse this file: " + err.Error(), Compile: true}}
+		return []Violation{{Problem: "the grader cannot parse this file: " + err.Error()}}
 	}
 	// go/parser's own limit (deep nesting) is not Go's: the compiler may
 	// build such a file, which is then refused for the rules, not the build.
 	compile := !slices.ContainsFunc(list, func(e *scanner.Error) bool { return strings.Contains(e.Msg, "max nesting depth") })
 	var vs []Violation
 	for _, e := range list {
-		vs = append(vs, Violation{Line: e.Pos.Line, Problem: "the grader cannot parse this file (" + e.Msg + "); a file it cannot fully check is not graded", Compile: compile})
+		problem := "syntax error: " + e.Msg // as the compiler says it
+		if !compile {
+			problem = "the grader cannot parse this file (" + e.Msg + "); a file it cannot fully check is not graded"
+		}
+		vs = append(vs, Violation{Line: e.Pos.Line, Problem: problem, Compile: compile})
 	}
 	return vs
 }
