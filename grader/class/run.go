@@ -189,6 +189,20 @@ func joinNote(a, b string) string {
 	return a + "; " + b
 }
 
+// Outcomes counts the results that failed some exercise and those that
+// could not be graded: what a class run's exit status says.
+func Outcomes(results []Result) (failed, notGraded int) {
+	for _, r := range results {
+		switch {
+		case r.Err != nil:
+			notGraded++
+		case !r.Report.Passed():
+			failed++
+		}
+	}
+	return failed, notGraded
+}
+
 // Elapsed is the closing line of a class run: how many were graded, in how
 // long, and how many could not be.
 func Elapsed(graded, notGraded int, elapsed time.Duration) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/coursekit/course/grader/internal/capped"
@@ -132,4 +133,19 @@ func (s *Sandbox) Run(ctx context.Context, j Job) Outcome {
 	// says so before it dies.
 	res.ProcessesExceeded = res.ProcessesExceeded || bytes.Contains(res.Output, []byte("runtime: failed to create new OS thread"))
 	return res
+}
+
+// launch is a command ready to start, with what must happen around it: each
+// system's prepare makes one.
+type launch struct {
+	cmd *exec.Cmd
+	// setup runs after Start and before the program proper begins: the
+	// trampoline is waiting on gate meanwhile.
+	setup func(pid int) error
+	gate  *os.File
+	// kill ends every process of the run now.
+	kill func()
+	// finish runs once the program has ended: it makes sure every process
+	// of the run is gone, reads the limits' counters and cleans up.
+	finish func(out *Outcome) error
 }

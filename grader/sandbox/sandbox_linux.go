@@ -262,20 +262,6 @@ func (s *Sandbox) bwrapNamespaces() []string {
 // sandboxBinary is where the test binary is inside the sandbox.
 const sandboxBinary = "/lab.test"
 
-// launch is a command ready to start, with what must happen around it.
-type launch struct {
-	cmd *exec.Cmd
-	// setup runs after Start and before the program proper begins: the
-	// trampoline is waiting on gate meanwhile.
-	setup func(pid int) error
-	gate  *os.File
-	// kill ends every process of the run now.
-	kill func()
-	// finish runs once the program has ended: it makes sure every process
-	// of the run is gone, reads the limits' counters and cleans up.
-	finish func(out *Outcome) error
-}
-
 // cgroupFor makes j's cgroup, if the machine gives cgroups. A run of
 // student code gets one CPU's worth of time (it has one P anyway:
 // GOMAXPROCS=1) and the same share as every other run; the toolchain gets

@@ -47,15 +47,6 @@ func (s *Sandbox) Admit(bin string) error { return nil }
 // Isolation says how this sandbox confines runs.
 func (s *Sandbox) Isolation() report.Isolation { return s.iso }
 
-// launch is a command ready to start, with what must happen around it.
-type launch struct {
-	cmd    *exec.Cmd
-	setup  func(pid int) error
-	gate   *os.File
-	kill   func()
-	finish func(out *Outcome) error
-}
-
 func (s *Sandbox) prepare(j Job) (*launch, error) {
 	dir, env := j.Dir, j.Env
 	if j.Untrusted {

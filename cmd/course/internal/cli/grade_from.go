@@ -88,15 +88,7 @@ func runGradeFrom(opts *GradeOptions) error {
 		return cannotGrade(err)
 	}
 	// The same exit status as the grading run that made the report.
-	failed, notGraded := 0, 0
-	for _, r := range results {
-		switch {
-		case r.Err != nil:
-			notGraded++
-		case !r.Report.Passed():
-			failed++
-		}
-	}
+	failed, notGraded := classpkg.Outcomes(results)
 	switch {
 	case notGraded > 0:
 		return cannotGrade(fmt.Errorf("%d of %d submissions in %s could not be graded", notGraded, len(results), from))

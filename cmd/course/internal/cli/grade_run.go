@@ -410,15 +410,7 @@ func (run *gradeRun) reportOne(results []classpkg.Result) error {
 func (run *gradeRun) reportClass(results []classpkg.Result, elapsed time.Duration) error {
 	opts, total := run.opts, run.total()
 	classpkg.Sort(results)
-	notGraded, failed := 0, 0
-	for _, r := range results {
-		switch {
-		case r.Err != nil:
-			notGraded++
-		case !r.Report.Passed():
-			failed++
-		}
-	}
+	failed, notGraded := classpkg.Outcomes(results)
 	closing := classpkg.Elapsed(len(results)-notGraded, notGraded, elapsed)
 	write := func(w io.Writer, st format.Style) error {
 		return writeClassReport(w, st, opts.Format, results, run.lab, run.ids, closing, run.whole)
