@@ -35,15 +35,15 @@ func calls(t *testing.T, log string) []string {
 
 // TestSetupIsAskedOnceUntilItCanHaveChanged: the set-up asks the go
 // command (and checks that the lab builds) the first time; a second grader
-// with the same toolchain, course and settings asks nothing; once a file
-// the answer names is gone, or the toolchain changes, it asks again.
+// with the same toolchain, course and settings asks nothing; once the
+// toolchain changes, it asks again.
 func TestSetupIsAskedOnceUntilItCanHaveChanged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the set-up check")
 	}
 	goBin, log := loggingGo(t)
 	opts := Options{Lab: testLab(t), GoBin: goBin, Exercises: []string{"10.1"}, TempDir: reachableTempDir(t)}
-	g := newSandboxedGrader(t, opts)
+	newSandboxedGrader(t, opts)
 	first := calls(t, log)
 	require.NotEmpty(t, first, "the first grader asked the go command nothing")
 	assert.True(t, strings.Contains(strings.Join(first, "\n"), "list -test -deps -export"), "the first grader did not check that the lab builds: %q", first)
@@ -52,14 +52,10 @@ func TestSetupIsAskedOnceUntilItCanHaveChanged(t *testing.T) {
 	newSandboxedGrader(t, opts)
 	assert.Empty(t, calls(t, log), "a second grader with the same toolchain and course asked the go command again")
 
-	// The checker's helper gone: asked again.
-	require.NoError(t, os.Rename(g.checker.Helper(), g.checker.Helper()+".away"))
-	t.Cleanup(func() { os.Rename(g.checker.Helper()+".away", g.checker.Helper()) })
-	newSandboxedGrader(t, opts)
-	assert.NotEmpty(t, calls(t, log), "the checker's helper was gone, and the set-up did not ask again")
+	// A file the answer names gone: grader/setup's own test (the real
+	// helpers are shared with every grader running beside this one).
 
 	// Another toolchain (the go command's file changed): asked again.
-	require.NoError(t, os.Remove(log))
 	f, err := os.OpenFile(goBin, os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)
 	_, err = f.WriteString("# another toolchain\n")
