@@ -11,6 +11,7 @@ package lab
 
 import (
 	"bytes"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -358,6 +360,43 @@ func workspaceGoMod(labsGoMod []byte, module string) ([]byte, error) {
 // and returns its test functions, files in name order, functions in source
 // order.
 func testNames(fsys fs.FS, dir string) ([]string, error) {
+	efs, embedded := fsys.(embed.FS)
+	if !embedded {
+		return parseTestNames(fsys, dir)
+	}
+	// An embedded tree cannot change while the program runs: its tests
+	// are parsed once per process, however many times the labs are loaded.
+	key := embeddedDir{efs, dir}
+	parsedNames.mu.Lock()
+	defer parsedNames.mu.Unlock()
+	if names, ok := parsedNames.m[key]; ok {
+		return slices.Clone(names), nil
+	}
+	names, err := parseTestNames(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	if parsedNames.m == nil {
+		parsedNames.m = map[embeddedDir][]string{}
+	}
+	parsedNames.m[key] = names
+	return slices.Clone(names), nil
+}
+
+// embeddedDir is a directory of an embedded file system.
+type embeddedDir struct {
+	fsys embed.FS
+	dir  string
+}
+
+// parsedNames holds the test names of embedded directories already parsed.
+var parsedNames struct {
+	mu sync.Mutex
+	m  map[embeddedDir][]string
+}
+
+// parseTestNames is testNames without the memo.
+func parseTestNames(fsys fs.FS, dir string) ([]string, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
