@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -146,13 +147,20 @@ func benchTempDir(b *testing.B) string {
 }
 
 // fresh returns src with a variable that makes it a file, and code, the
-// build cache has not seen in this process: a comment alone would leave the
-// compiled code as it was, and the go command would then skip the link.
+// build cache has not seen: a comment alone would leave the compiled code
+// as it was, and the go command would then skip the link.
 func fresh(src []byte, side string, i int) []byte {
-	return append(append([]byte{}, src...), fmt.Sprintf("\nvar courseBenchFresh = %q\n", fmt.Sprintf("%s iteration %d of run %d", side, i, benchRun))...)
+	return append(append([]byte{}, src...), fmt.Sprintf("\nvar courseBenchFresh = %q\n", fmt.Sprintf("%s iteration %d, %s", side, i, benchNonce()))...)
 }
 
-var benchRun = time.Now().UnixNano()
+// benchNonce is new at every call, in this process and any other: with
+// -count, a benchmark runs its iterations again, and a file of an earlier
+// run would come from the build cache.
+func benchNonce() string {
+	return fmt.Sprintf("%d.%d", time.Now().UnixNano(), benchCalls.Add(1))
+}
+
+var benchCalls atomic.Int64
 
 // BenchmarkRaceCost measures what the race detector on every build costs:
 // for each lab, the reference solution (public and hidden tests) graded
