@@ -42,7 +42,7 @@ const classJobs = 2
 // It reports, per submission, the wall-clock seconds and the CPU seconds
 // of each side and class/floor for both. Run it with
 //
-//	go test -run '^$' -bench GradeClass -benchtime 2x -count 3 ./grader/
+//	go test -run '^$' -bench GradeClass -benchtime 1x -count 2 ./grader/
 func BenchmarkGradeClass(b *testing.B) {
 	l := testLab(b)
 	bases := classBases(b)

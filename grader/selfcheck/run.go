@@ -224,7 +224,7 @@ func (gs *graders) get(k graderKey) (*grader.Grader, error) {
 	lg.once.Do(func() {
 		// Bonus: the optional exercises' tests must tell right from wrong too.
 		o := grader.Options{Lab: gs.opts.Lab, Hidden: true, Bonus: true, Timeout: gs.opts.Timeout,
-			NoRace: gs.opts.NoRace, OwnCode: true, Sandbox: sandbox.Best}
+			NoRace: gs.opts.NoRace, OwnCode: true, Sandbox: sandbox.Best, TempDir: workDir()}
 		if k.exercise != "" {
 			o.Exercises, o.SkipPolicy = []string{k.exercise}, true
 		}
