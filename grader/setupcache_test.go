@@ -52,9 +52,8 @@ func TestSetupIsAskedOnceUntilItCanHaveChanged(t *testing.T) {
 	newSandboxedGrader(t, opts)
 	assert.Empty(t, calls(t, log), "a second grader with the same toolchain and course asked the go command again")
 
-	// A file the answer names gone: grader/setup's own test (the real
-	// helpers are shared with every grader running beside this one).
-
+	// (A file the answer names gone is grader/setup's own test: the real
+	// helpers are shared with every grader running beside this one.)
 	// Another toolchain (the go command's file changed): asked again.
 	f, err := os.OpenFile(goBin, os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)

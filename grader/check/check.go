@@ -262,9 +262,6 @@ func BuildHelper(goBin string, env []string) (string, error) {
 	return helperprog.Build(goBin, env, "checker", staticcheck.Source, courseroot.ModulePath, staticcheck.Dir)
 }
 
-// Helper is the helper program the checker runs.
-func (c *Checker) Helper() string { return c.helper }
-
 // Check checks the student file src. It returns nil when the file may be
 // built, a *Error listing what is wrong when it may not (including
 // when the check ran out of time or memory), and any other error only for
