@@ -18,7 +18,8 @@ import (
 // TestBuildsLeaveNothingInTheSharedCache: a build that makes the compiler
 // write 64 MiB of static data (the static wall is down, as if a literal
 // had slipped past it) leaves nothing of it in any directory that outlives
-// the grade: not the grader's build cache, not the go command's, not the
+// the grade: not the grader's build cache, not the go command's (the one
+// grading builds share is left as the go command makes it), not the
 // temporary directory.
 func TestBuildsLeaveNothingInTheSharedCache(t *testing.T) {
 	if testing.Short() {
@@ -46,7 +47,10 @@ func TestBuildsLeaveNothingInTheSharedCache(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, rep.Build.OK, "the build of 64 MiB of data failed:\n%s", rep.Build.Output)
 
-	for _, d := range []string{g.builder.CacheDir(), goCache, os.TempDir()} {
+	cache := g.builder.Cache()
+	require.True(t, cache.Shared, "the set-up found that builds cannot share the go command's own cache directory %s: every build makes its own", cache.Local())
+	assert.NoError(t, cache.CheckLocal(), "after a build")
+	for _, d := range []string{cache.Base, cache.Local(), goCache, os.TempDir()} {
 		_ = filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
 			if err != nil || e.IsDir() {
 				return nil

@@ -103,6 +103,11 @@ func (b *Builder) Build(ctx context.Context, work string, src []byte) (string, r
 	}
 	bin := filepath.Join(work, "bin", "lab.test")
 	rep := b.build(ctx, work, srcDir, bin)
+	if !b.cfg.OwnCode && b.cache.Shared {
+		if err := b.cache.CheckLocal(); err != nil {
+			return "", rep, fmt.Errorf("grader: %w; remove the grader's cache directory %s and grade again: the set-up then checks anew whether builds may share it", err, filepath.Dir(b.cache.Base))
+		}
+	}
 	if err := ctx.Err(); err != nil || !rep.OK {
 		return "", rep, err // cancelled: the build's failure says nothing about the submission
 	}
@@ -179,8 +184,8 @@ func Args(bin string, race bool) []string {
 	return append(args, ".")
 }
 
-// CacheDir is the directory of the build cache the builds read.
-func (b *Builder) CacheDir() string { return b.cache.Base }
+// Cache is the build cache the builds read.
+func (b *Builder) Cache() *Cache { return b.cache }
 
 // build builds the test binary of the grading directory srcDir into bin.
 func (b *Builder) build(ctx context.Context, work, srcDir, bin string) report.Build {

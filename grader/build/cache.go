@@ -3,7 +3,9 @@ package build
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +27,19 @@ import (
 type Cache struct {
 	Helper string // the GOCACHEPROG program
 	Base   string // the directory it serves
+	// Shared: every build points the go command's own GOCACHE at Local.
+	// With GOCACHEPROG set, the go command keeps nothing there but a
+	// README and 256 empty directories, which it makes when they are
+	// missing: on a disk, 256 new directories a build cost a tenth of a
+	// second. The set-up sets it once it has seen its own build leave
+	// Local so (CheckLocal), and every build checks again after it ran.
+	Shared bool
 }
+
+// ErrLocalWritten means the go command left something in Local: builds
+// that share it could pass it on, so nothing is graded until the set-up
+// is asked again.
+var ErrLocalWritten = errors.New("the go command wrote into the build directory every grading build shares")
 
 // NewCache builds the helper, if need be, and finds the base for
 // goBin's toolchain.
@@ -57,25 +71,86 @@ func NewCache(goBin string, race bool) (*Cache, error) {
 	return &Cache{Helper: helper, Base: base}, nil
 }
 
+// Local is the go command's own cache directory (GOCACHE) of the builds
+// that share one (Shared).
+func (c *Cache) Local() string { return c.Base + "-local" }
+
 // Env is a build's environment: the read-only cache (writable for the
-// set-up check), and the go command's own cache and temporary files in
-// work, which is removed with the build.
+// set-up check), the go command's own cache (Local, or in work), and its
+// temporary files in work, which is removed with the build.
 func (c *Cache) Env(env []string, work string, writable bool) []string {
 	prog := quoteArg(c.Helper) + " -dir " + quoteArg(c.Base)
 	if writable {
 		prog += " -write"
 	}
-	return append(env, "GOCACHEPROG="+prog, "GOCACHE="+filepath.Join(work, "gocache"), "GOTMPDIR="+filepath.Join(work, "gotmp"))
+	return append(env, "GOCACHEPROG="+prog, "GOCACHE="+c.goCache(work), "GOTMPDIR="+filepath.Join(work, "gotmp"))
 }
 
-// Prepare makes the directories env names.
+func (c *Cache) goCache(work string) string {
+	if c.Shared {
+		return c.Local()
+	}
+	return filepath.Join(work, "gocache")
+}
+
+// Prepare makes the directories Env names.
 func (c *Cache) Prepare(work string) error {
-	for _, d := range []string{"gocache", "gotmp"} {
-		if err := os.MkdirAll(filepath.Join(work, d), 0o700); err != nil {
+	for _, d := range []string{c.goCache(work), filepath.Join(work, "gotmp")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err
 		}
 	}
+	if c.Shared {
+		// Linked into no binary, but read by every build: this user's.
+		return cachedir.Owned(c.Local(), true)
+	}
 	return nil
+}
+
+// CheckLocal returns nil when Local holds only what the go command makes
+// in a cache it does not use: a README and empty directories 00 to ff
+// (none at all before the first build); else an ErrLocalWritten.
+func (c *Cache) CheckLocal() error {
+	dir := c.Local()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrLocalWritten, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case name == "README" && e.Type().IsRegular():
+			continue
+		case e.IsDir() && isByteHex(name):
+			if empty, err := isEmptyDir(filepath.Join(dir, name)); err == nil && empty {
+				continue
+			}
+		}
+		return fmt.Errorf("%w: %s", ErrLocalWritten, filepath.Join(dir, name))
+	}
+	return nil
+}
+
+// isByteHex reports whether name is two lower-case hexadecimal digits.
+func isByteHex(name string) bool {
+	if len(name) != 2 {
+		return false
+	}
+	_, err := hex.DecodeString(name)
+	return err == nil && strings.ToLower(name) == name
+}
+
+func isEmptyDir(dir string) (bool, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	_, err = f.Readdirnames(1)
+	if errors.Is(err, io.EOF) {
+		return true, nil
+	}
+	return false, err
 }
 
 // Filled reports whether the set-up check has put anything into the base:

@@ -80,6 +80,7 @@ type setupRecord struct {
 	CheckHelper string            `json:"check_helper"`
 	CacheHelper string            `json:"cache_helper"`
 	CacheBase   string            `json:"cache_base"`
+	CacheShared bool              `json:"cache_shared"` // build.Cache.Shared
 	Exports     map[string]string `json:"exports"`
 }
 
@@ -95,7 +96,7 @@ var setupEnv = []string{
 // ones too when graded), the private tests and the helpers' sources.
 func (s *state) setupKey() (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "course-grade setup 1\nrace %v\nhidden %v\n", s.cfg.Race, s.cfg.Hidden)
+	fmt.Fprintf(h, "course-grade setup 2\nrace %v\nhidden %v\n", s.cfg.Race, s.cfg.Hidden)
 	bin, err := filepath.EvalSymlinks(s.cfg.GoBin)
 	if err != nil {
 		return "", err
@@ -174,10 +175,14 @@ func (s *state) askSetup(given map[string][]byte) (*setupRecord, error) {
 	if s.cache, err = build.NewCache(s.cfg.GoBin, s.cfg.Race); err != nil {
 		return nil, err
 	}
+	// The set-up's build shares the go command's own cache directory as
+	// grading builds would; they share it only if it is left as it was.
+	s.cache.Shared = true
 	if err := s.checkSetup(); err != nil {
 		return nil, err
 	}
-	rec.CacheHelper, rec.CacheBase = s.cache.Helper, s.cache.Base
+	s.cache.Shared = s.cache.CheckLocal() == nil
+	rec.CacheHelper, rec.CacheBase, rec.CacheShared = s.cache.Helper, s.cache.Base, s.cache.Shared
 	want, err := check.Imports(given)
 	if err != nil {
 		return nil, err
@@ -217,7 +222,7 @@ func (s *state) loadSetup(p string) (*setupRecord, bool) {
 			return nil, false
 		}
 	}
-	cache := &build.Cache{Helper: rec.CacheHelper, Base: rec.CacheBase}
+	cache := &build.Cache{Helper: rec.CacheHelper, Base: rec.CacheBase, Shared: rec.CacheShared}
 	if !cache.Filled() || !s.labModulesPresent() {
 		return nil, false
 	}
