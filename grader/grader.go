@@ -316,37 +316,29 @@ func (g *Grader) Grade(ctx context.Context, sub *submission.Submission) (*report
 	if !ok {
 		return nil, &submission.Error{Path: sub.Path, Reason: "holds no " + editable, Kind: submission.Missing}
 	}
-	if !g.opts.SkipPolicy {
-		if err := g.checker.Check(src); err != nil {
-			var pe *check.Error
-			if !errors.As(err, &pe) {
-				return nil, fmt.Errorf("grader: %w", err)
-			}
-			pe.File = studentName(sub, editable)
-			if pe.CompileOnly() {
-				// Not Go that builds: told as the compiler would tell it.
-				rep.Build = report.Build{OK: false, Output: pe.Lines()}
-				g.failAll(rep, report.Cause{Kind: report.BuildFailed})
-				return g.finish(rep, started), nil
-			}
-			rep.Build = report.Build{OK: false, Output: pe.Error(), Rejected: true}
-			if pe.File != editable {
-				rep.Build.Output = fmt.Sprintf("%s is graded as %s, the lab's file.\n%s", pe.File, editable, rep.Build.Output)
-			}
-			cause := report.Cause{Kind: report.Rejected}
-			if len(pe.Violations) > 0 {
-				cause.Detail, cause.Hint = pe.Violations[0].At(pe.File), pe.Violations[0].Hint
-			}
-			g.failAll(rep, cause)
-			return g.finish(rep, started), nil
-		}
-	}
 	work, err := os.MkdirTemp(g.opts.TempDir, "course-grade-*")
 	if err != nil {
 		return nil, fmt.Errorf("grader: %w", err)
 	}
 	defer os.RemoveAll(work)
-	bin, built, err := g.builder.Build(ctx, work, src)
+	// The check and the writing of the grading directory go side by side:
+	// the directory does not depend on the verdict, and nothing reads it
+	// before the build, which starts only once the file has passed.
+	checked := make(chan error, 1)
+	go func() { checked <- g.check(src) }()
+	werr := g.builder.Write(work, src)
+	if err := <-checked; err != nil {
+		var pe *check.Error
+		if !errors.As(err, &pe) {
+			return nil, fmt.Errorf("grader: %w", err)
+		}
+		g.reject(rep, pe, studentName(sub, editable), editable)
+		return g.finish(rep, started), nil
+	}
+	if werr != nil {
+		return nil, werr
+	}
+	bin, built, err := g.builder.Build(ctx, work)
 	rep.Build = built
 	switch {
 	case err != nil:
@@ -359,6 +351,35 @@ func (g *Grader) Grade(ctx context.Context, sub *submission.Submission) (*report
 		return nil, err
 	}
 	return g.finish(rep, started), nil
+}
+
+// check is the static wall's verdict on src: nil when it may be built.
+func (g *Grader) check(src []byte) error {
+	if g.opts.SkipPolicy {
+		return nil
+	}
+	return g.checker.Check(src)
+}
+
+// reject fails every exercise of rep for the checker's error pe, whose
+// file the student calls name.
+func (g *Grader) reject(rep *report.Report, pe *check.Error, name, editable string) {
+	pe.File = name
+	if pe.CompileOnly() {
+		// Not Go that builds: told as the compiler would tell it.
+		rep.Build = report.Build{OK: false, Output: pe.Lines()}
+		g.failAll(rep, report.Cause{Kind: report.BuildFailed})
+		return
+	}
+	rep.Build = report.Build{OK: false, Output: pe.Error(), Rejected: true}
+	if pe.File != editable {
+		rep.Build.Output = fmt.Sprintf("%s is graded as %s, the lab's file.\n%s", pe.File, editable, rep.Build.Output)
+	}
+	cause := report.Cause{Kind: report.Rejected}
+	if len(pe.Violations) > 0 {
+		cause.Detail, cause.Hint = pe.Violations[0].At(pe.File), pe.Violations[0].Hint
+	}
+	g.failAll(rep, cause)
 }
 
 // finish scores every exercise and sums up the report.

@@ -77,30 +77,36 @@ func New(c Config) *Builder {
 	return &Builder{cfg: c, cache: c.Cache, goBin: c.GoBin, secret: secret}
 }
 
-// Build writes the grading directory of src (the student's file) under
-// work, builds its test binary with the harness into work/bin/lab.test,
-// and returns the binary's path and how the build went. Once built, the
-// sources are gone (hidden tests included) and the binary is
-// execute-only: the runs happen as another user, or behind a user
-// namespace, and may run it but not read it, nor anything beside it. The
-// error is the grader's own trouble.
-func (b *Builder) Build(ctx context.Context, work string, src []byte) (string, report.Build, error) {
+// Write writes the grading directory of src (the student's file) under
+// work: the course's pristine files, the tests graded and the harness.
+func (b *Builder) Write(work string, src []byte) error {
 	srcDir := filepath.Join(work, "src")
 	if err := b.cfg.Lab.WriteGradingDirFor(srcDir, src, b.cfg.Hidden, b.cfg.Graded); err != nil {
-		return "", report.Build{}, fmt.Errorf("grader: %w", err)
+		return fmt.Errorf("grader: %w", err)
 	}
 	for name, data := range b.cfg.Extra {
 		if err := os.WriteFile(filepath.Join(srcDir, name), data, 0o644); err != nil {
-			return "", report.Build{}, fmt.Errorf("grader: %w", err)
+			return fmt.Errorf("grader: %w", err)
 		}
 	}
 	h, err := harness.Source(b.cfg.Lab.Package, b.cfg.Tests)
 	if err != nil {
-		return "", report.Build{}, fmt.Errorf("grader: %w", err)
+		return fmt.Errorf("grader: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(srcDir, harness.File), h, 0o644); err != nil {
-		return "", report.Build{}, fmt.Errorf("grader: %w", err)
+		return fmt.Errorf("grader: %w", err)
 	}
+	return nil
+}
+
+// Build builds the test binary of the grading directory Write made under
+// work into work/bin/lab.test, and returns the binary's path and how the
+// build went. Once built, the sources are gone (hidden tests included) and
+// the binary is execute-only: the runs happen as another user, or behind a
+// user namespace, and may run it but not read it, nor anything beside it.
+// The error is the grader's own trouble.
+func (b *Builder) Build(ctx context.Context, work string) (string, report.Build, error) {
+	srcDir := filepath.Join(work, "src")
 	bin := filepath.Join(work, "bin", "lab.test")
 	rep := b.build(ctx, work, srcDir, bin)
 	if !b.cfg.OwnCode && b.cache.Shared {

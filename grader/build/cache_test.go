@@ -84,6 +84,8 @@ func TestBuildStopsWhenTheGoCommandWritesIntoLocal(t *testing.T) {
 	c := &Cache{Helper: "/bin/true", Base: filepath.Join(t.TempDir(), "gocache-x"), Shared: true}
 	b := New(Config{Lab: l, GoBin: goBin, Sandbox: sb, Cache: c})
 
-	_, rep, err := b.Build(context.Background(), t.TempDir(), []byte("package session\n"))
+	work := t.TempDir()
+	require.NoError(t, b.Write(work, []byte("package session\n")))
+	_, rep, err := b.Build(context.Background(), work)
 	assert.ErrorIs(t, err, ErrLocalWritten, "Build after the go command wrote into Local: got report %+v", rep)
 }

@@ -35,8 +35,9 @@ import (
 // PID namespace and cgroup, and ends with it.
 //
 // Every command, trusted or not, starts through a tiny shell trampoline
-// that waits on a pipe until the grader has put it into its cgroup and set
-// its rlimits: nothing the program does can happen before its limits.
+// that waits on a pipe until it is in its cgroup (where it can, it moves
+// itself and the grader checks: joiner) and the grader has set its
+// rlimits: nothing the program does can happen before its limits.
 type Sandbox struct {
 	mode    Mode
 	iso     report.Isolation
@@ -353,22 +354,25 @@ func (s *Sandbox) prepare(j Job) (*launch, error) {
 	if err != nil {
 		return fail(err)
 	}
-	cmd := exec.Command(s.sh, append([]string{"-c", gateScript, "course-run"}, program...)...)
+	cleanups = append(cleanups, func() error { gateR.Close(); gateW.Close(); return nil })
+	jn, err := newJoiner(cg, attr, 3+len(j.Extra))
+	if err != nil {
+		return fail(err)
+	}
+	cleanups = append(cleanups, jn.close)
+	cmd := exec.Command(s.sh, jn.args(program)...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin = gateR
 	cmd.SysProcAttr = attr
-	cmd.ExtraFiles = j.Extra
+	cmd.ExtraFiles = jn.files(j.Extra)
 	l.cmd, l.gate = cmd, gateW
-	cleanups = append(cleanups, func() error { gateR.Close(); gateW.Close(); return nil })
 
 	limits := s.rlimits(j, uid >= 0, cg != nil)
 	l.setup = func(pid int) error {
 		gateR.Close() // the child has its own copy now
-		if cg != nil {
-			if err := cg.add(pid); err != nil {
-				return err
-			}
+		if err := jn.join(pid); err != nil {
+			return err
 		}
 		for _, lim := range limits {
 			if err := unix.Prlimit(pid, lim.res, &unix.Rlimit{Cur: lim.val, Max: lim.val}, nil); err != nil {
