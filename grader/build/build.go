@@ -117,11 +117,15 @@ func (b *Builder) Build(ctx context.Context, work string) (string, report.Build,
 	if err := ctx.Err(); err != nil || !rep.OK {
 		return "", rep, err // cancelled: the build's failure says nothing about the submission
 	}
-	if err := os.RemoveAll(srcDir); err != nil {
+	// The sources go while the sandbox reads what the binary needs.
+	removed := make(chan error, 1)
+	go func() { removed <- os.RemoveAll(srcDir) }()
+	admitErr := b.cfg.Sandbox.Admit(bin)
+	if err := <-removed; err != nil {
 		return "", rep, fmt.Errorf("grader: %w", err)
 	}
-	if err := b.cfg.Sandbox.Admit(bin); err != nil {
-		return "", rep, fmt.Errorf("grader: reading the test binary: %w", err)
+	if admitErr != nil {
+		return "", rep, fmt.Errorf("grader: reading the test binary: %w", admitErr)
 	}
 	if err := os.Chmod(bin, 0o111); err != nil {
 		return "", rep, fmt.Errorf("grader: %w", err)

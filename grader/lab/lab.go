@@ -31,6 +31,7 @@ import (
 	"github.com/coursekit/course/solutions"
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
+	"golang.org/x/sync/errgroup"
 )
 
 // Paths inside the labs file system.
@@ -135,8 +136,7 @@ func LoadFS(labsFS, solutionsFS fs.FS) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("labs module: %w", err)
 	}
-	c := &Catalog{}
-	seen := map[string]string{} // chapter -> slug
+	var labDirs []string
 	for _, d := range dirs {
 		if !d.IsDir() {
 			continue
@@ -144,12 +144,26 @@ func LoadFS(labsFS, solutionsFS fs.FS) (*Catalog, error) {
 		if _, err := fs.Stat(labsFS, path.Join(d.Name(), ManifestPath)); err != nil {
 			continue // not a lab directory
 		}
-		l, err := loadLab(labsFS, solutionsFS, d.Name(), goMod, goSum)
-		if err != nil {
-			return nil, err
-		}
+		labDirs = append(labDirs, d.Name())
+	}
+	// Each lab's tests are parsed to find their names: side by side, since
+	// every command that starts loads the labs.
+	loaded := make([]*Lab, len(labDirs))
+	var g errgroup.Group
+	for i, dir := range labDirs {
+		g.Go(func() (err error) {
+			loaded[i], err = loadLab(labsFS, solutionsFS, dir, goMod, goSum)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	c := &Catalog{}
+	seen := map[string]string{} // chapter -> slug
+	for _, l := range loaded {
 		if other, ok := seen[l.Chapter]; ok {
-			return nil, &ManifestError{Path: path.Join(d.Name(), ManifestPath),
+			return nil, &ManifestError{Path: path.Join(l.Slug, ManifestPath),
 				Err: fmt.Errorf("chapter %q is also lab %s", l.Chapter, other)}
 		}
 		seen[l.Chapter] = l.Slug
@@ -368,18 +382,23 @@ func testNames(fsys fs.FS, dir string) ([]string, error) {
 	// are parsed once per process, however many times the labs are loaded.
 	key := embeddedDir{efs, dir}
 	parsedNames.mu.Lock()
-	defer parsedNames.mu.Unlock()
-	if names, ok := parsedNames.m[key]; ok {
+	names, ok := parsedNames.m[key]
+	parsedNames.mu.Unlock()
+	if ok {
 		return slices.Clone(names), nil
 	}
+	// Parsed without the lock, so that labs load side by side; two
+	// loads at once may both parse a directory, to the same names.
 	names, err := parseTestNames(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
+	parsedNames.mu.Lock()
 	if parsedNames.m == nil {
 		parsedNames.m = map[embeddedDir][]string{}
 	}
 	parsedNames.m[key] = names
+	parsedNames.mu.Unlock()
 	return slices.Clone(names), nil
 }
 
