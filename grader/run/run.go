@@ -109,11 +109,6 @@ func (c *Config) one(ctx context.Context, b *budget, work, bin, label string, te
 		return nil, fmt.Errorf("grader: %w", err)
 	}
 	defer input.Close()
-	conv, err := c.startConverter(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conv.stop()
 	started := time.Now()
 	if f := c.Observe; f != nil {
 		defer func() { f(label, started, time.Now()) }()
@@ -142,7 +137,7 @@ func (c *Config) one(ctx context.Context, b *budget, work, bin, label string, te
 	r.Outcome.Output = bytes.ReplaceAll(r.Outcome.Output, []byte(filepath.Join(work, "src")+string(filepath.Separator)), nil)
 	if bytes.Count(r.Outcome.Output, []byte("\n")) > judge.MaxOutputLines {
 		r.TooManyLines = true
-	} else if r.Events, err = conv.events(r.Outcome.Output); err != nil {
+	} else if r.Events, err = c.events(ctx, r.Outcome.Output); err != nil {
 		return nil, err
 	}
 	r.Report = harness.Parse(harness.ReadReport(rep, harness.MaxReportBytes), nonce)
@@ -155,63 +150,17 @@ func (c *Config) one(ctx context.Context, b *budget, work, bin, label string, te
 	return r, nil
 }
 
-// convertTimeout bounds test2json's work on one run's output.
-const convertTimeout = time.Minute
-
-// converter is the toolchain's test2json, started before the run whose
-// output it converts: its start-up then goes beside the run, not after it.
-type converter struct {
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    bytes.Buffer
-	cancel context.CancelFunc
-	done   bool
-}
-
-func (c *Config) startConverter(ctx context.Context) (*converter, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	v := &converter{cmd: exec.CommandContext(ctx, c.Test2JSON), cancel: cancel}
-	v.cmd.Stdout = &v.out
-	var err error
-	if v.in, err = v.cmd.StdinPipe(); err == nil {
-		err = v.cmd.Start()
-	}
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("grader: test2json: %w", err)
-	}
-	return v, nil
-}
-
-// stop ends a converter whose output is not wanted; after events, nothing.
-func (v *converter) stop() {
-	if v.done {
-		return
-	}
-	v.done = true
-	v.in.Close()
-	v.cancel()
-	_ = v.cmd.Wait()
-}
-
-// events converts a run's framed output (-test.v=test2json) to events,
-// and sums them up per test.
-func (v *converter) events(output []byte) (*testjson.Summary, error) {
-	v.done = true
-	defer v.cancel()
-	stuck := time.AfterFunc(convertTimeout, v.cancel)
-	defer stuck.Stop()
-	_, err := v.in.Write(output)
-	if cerr := v.in.Close(); err == nil {
-		err = cerr
-	}
-	if werr := v.cmd.Wait(); err == nil {
-		err = werr
-	}
+// events converts a run's framed output (-test.v=test2json) to events with
+// the toolchain's own converter, and sums them up per test.
+func (c *Config) events(ctx context.Context, output []byte) (*testjson.Summary, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.Test2JSON)
+	cmd.Stdin = bytes.NewReader(output)
+	converted, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("grader: test2json: %w", err)
 	}
-	converted := v.out.Bytes()
 	// The tests run as the harness's subtests: "TestCourseGrader/TestX"
 	// is test TestX. What the harness itself prints between them is the
 	// run's own output.
