@@ -332,7 +332,7 @@ func (g *Grader) Grade(ctx context.Context, sub *submission.Submission) (*report
 		if !errors.As(err, &pe) {
 			return nil, fmt.Errorf("grader: %w", err)
 		}
-		g.reject(rep, pe, studentName(sub, editable), editable)
+		g.reject(rep, pe, studentName(sub, editable))
 		return g.finish(rep, started), nil
 	}
 	if werr != nil {
@@ -363,7 +363,8 @@ func (g *Grader) check(src []byte) error {
 
 // reject fails every exercise of rep for the checker's error pe, whose
 // file the student calls name.
-func (g *Grader) reject(rep *report.Report, pe *check.Error, name, editable string) {
+func (g *Grader) reject(rep *report.Report, pe *check.Error, name string) {
+	editable := g.opts.Lab.Editable[0]
 	pe.File = name
 	if pe.CompileOnly() {
 		// Not Go that builds: told as the compiler would tell it.
